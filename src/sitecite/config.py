@@ -1,0 +1,228 @@
+"""Settings: flags, then sitecite.toml, then SITECITE_* environment variables, then defaults.
+
+A dotted key maps to an upper-case variable (`llm.base_url` -> `SITECITE_LLM_BASE_URL`).
+An unknown key or a bad value is a ConfigError that names the key.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from sitecite.errors import ConfigError
+
+DEFAULT_EMBEDDER = "sentence-transformers/all-MiniLM-L6-v2"
+CONFIG_FILE = "sitecite.toml"
+ENV_PREFIX = "SITECITE_"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class LLMSettings(_Strict):
+    """One OpenAI-compatible chat-completions provider, plus the chain of fallbacks after it."""
+
+    base_url: str = ""
+    model: str = ""
+    api_key: str = ""
+    api_key_env: str = ""
+    fallbacks: list[str | dict[str, Any]] = Field(default_factory=list)
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    max_tokens: int = Field(600, ge=16, le=32768)
+    timeout_seconds: float = Field(20.0, gt=0)
+    retries: int = Field(2, ge=0, le=10)
+    reasoning_effort: Literal["", "low", "medium", "high"] = ""
+    json_mode: bool = True
+    breaker_failures: int = Field(3, ge=1)
+    breaker_cooldown_seconds: float = Field(60.0, ge=0)
+    verify_policy: Literal["drop", "fallback", "refuse"] = "drop"
+
+
+class JudgeSettings(_Strict):
+    base_url: str = ""
+    model: str = ""
+    api_key: str = ""
+    api_key_env: str = ""
+    timeout_seconds: float = Field(30.0, gt=0)
+    retries: int = Field(2, ge=0, le=10)
+
+
+class RetrieveSettings(_Strict):
+    """How dense and BM25 scores are fused; chosen on data (see bench/)."""
+
+    fusion: Literal["convex", "rrf", "dense", "bm25"] = "convex"
+    alpha: float = Field(0.5, ge=0.0, le=1.0)
+    rrf_k: int = Field(60, ge=1)
+    candidates: int = Field(100, ge=1)
+    stemmer: str = "english"
+    stopwords: str = "en"
+    ann: Literal["exact", "hnsw"] = "exact"
+
+
+class IndexSettings(_Strict):
+    base_url: str = ""
+    route: str = "{page_id}"
+    sentence_vectors: bool = True
+    batch_size: int = Field(32, ge=1)
+
+
+class ServeSettings(_Strict):
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=0, le=65535)
+    rate_limit_per_minute: float = Field(20, ge=0)
+    cache_ttl_seconds: float = Field(3600, ge=0)
+    cache_size: int = Field(1024, ge=0)
+    max_question_chars: int = Field(500, ge=1)
+    max_body_bytes: int = Field(16384, ge=64)
+    cors_origins: list[str] = Field(default_factory=list)
+    trusted_proxies: list[str] = Field(default_factory=list)
+    proxy_header: str = "x-forwarded-for"
+    torch_threads: int = Field(1, ge=1)
+    workers: int = Field(2, ge=1)
+
+
+class EvalSettings(_Strict):
+    requests_per_minute: float = Field(0, ge=0)
+    concurrency: int = Field(1, ge=1)
+
+
+class Settings(_Strict):
+    """All settings. Every field here is a key users may set."""
+
+    generator: Literal["extractive", "llm"] = "extractive"
+    embedder: str = DEFAULT_EMBEDDER
+    embedder_base_url: str = ""
+    embedder_api_key: str = ""
+    k: int = Field(8, ge=1, le=100)
+    threshold: float | None = Field(None, ge=-1.0, le=1.0)
+    sentence_threshold: float | None = Field(None, ge=-1.0, le=1.0)
+    max_answer_sentences: int = Field(3, ge=1, le=10)
+    torch_threads: int = Field(1, ge=1)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    retrieve: RetrieveSettings = Field(default_factory=RetrieveSettings)
+    index: IndexSettings = Field(default_factory=IndexSettings)
+    serve: ServeSettings = Field(default_factory=ServeSettings)
+    eval: EvalSettings = Field(default_factory=EvalSettings)
+
+
+def all_keys(model: type[BaseModel] = Settings, prefix: str = "") -> dict[str, type[BaseModel] | None]:
+    """Every dotted key that may be set, mapped to its nested model (None for leaves)."""
+    keys: dict[str, type[BaseModel] | None] = {}
+    for name, info in model.model_fields.items():
+        dotted = f"{prefix}{name}"
+        annotation = info.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            keys.update(all_keys(annotation, f"{dotted}."))
+        else:
+            keys[dotted] = None
+    return keys
+
+
+def env_name(dotted: str) -> str:
+    return ENV_PREFIX + dotted.replace(".", "_").upper()
+
+
+def _set_dotted(target: dict[str, Any], dotted: str, value: Any) -> None:
+    parts = dotted.split(".")
+    for part in parts[:-1]:
+        target = target.setdefault(part, {})
+    target[parts[-1]] = value
+
+
+def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, Mapping) and not _is_leaf(dotted):
+            flat.update(_flatten(value, f"{dotted}."))
+        else:
+            flat[dotted] = value
+    return flat
+
+
+def _is_leaf(dotted: str) -> bool:
+    return dotted in all_keys()
+
+
+def _parse_env_value(dotted: str, raw: str) -> Any:
+    """Environment values are strings; lists may be given as JSON or comma-separated."""
+    field_type = _leaf_annotation(dotted)
+    if "list" in str(field_type):
+        raw = raw.strip()
+        if raw.startswith("["):
+            import json
+
+            try:
+                return json.loads(raw)
+            except ValueError as exc:
+                raise ConfigError(f"{env_name(dotted)}: not a JSON list ({exc})") from exc
+        return [part.strip() for part in raw.split(",") if part.strip()]
+    return raw
+
+
+def _leaf_annotation(dotted: str) -> Any:
+    model: type[BaseModel] = Settings
+    parts = dotted.split(".")
+    for part in parts[:-1]:
+        model = model.model_fields[part].annotation  # type: ignore[assignment]
+    return model.model_fields[parts[-1]].annotation
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from exc
+
+
+def load_settings(
+    flags: Mapping[str, Any] | None = None,
+    config_file: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """Merge the four sources, highest priority first: flags, file, environment, defaults."""
+    environ = os.environ if environ is None else environ
+    known = all_keys()
+    merged: dict[str, Any] = {}
+
+    for name, raw in environ.items():
+        if not name.startswith(ENV_PREFIX):
+            continue
+        dotted = next((key for key in known if env_name(key) == name), None)
+        if dotted is None:
+            continue  # SITECITE_* variables that are not settings (e.g. SITECITE_INDEX) are ignored
+        merged[dotted] = _parse_env_value(dotted, raw)
+
+    path = Path(config_file) if config_file else Path(CONFIG_FILE)
+    if config_file or path.exists():
+        for dotted, value in _flatten(read_toml(path)).items():
+            if dotted not in known:
+                raise ConfigError(f"{path}: unknown setting '{dotted}'")
+            merged[dotted] = value
+
+    for dotted, value in (flags or {}).items():
+        if value is None:
+            continue
+        if dotted not in known:
+            raise ConfigError(f"unknown setting '{dotted}'")
+        merged[dotted] = value
+
+    nested: dict[str, Any] = {}
+    for dotted, value in merged.items():
+        _set_dotted(nested, dotted, value)
+    try:
+        return Settings.model_validate(nested)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(part) for part in first["loc"])
+        raise ConfigError(f"bad setting '{key}': {first['msg']}") from exc

@@ -1,0 +1,148 @@
+"""The index directory: plain files plus a manifest (DESIGN.md "Index directory").
+
+    manifest.json          format, embedder id and dimension, chunker version, times, thresholds
+    sections.jsonl         one section per line (row i of every matrix below)
+    vectors.npy            float32 (sections x dim), unit rows
+    sentence_vectors.npy   float32 (sentences x dim), unit rows, grouped by section
+    sentence_offsets.npy   int64 (sections + 1): section i owns rows offsets[i]:offsets[i+1]
+    bm25/                  the bm25s index over the same sections
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sitecite.errors import EmbedderMismatchError, IndexDirError
+from sitecite.index.swap import recover
+from sitecite.types import Section
+
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+SECTIONS = "sections.jsonl"
+VECTORS = "vectors.npy"
+SENTENCE_VECTORS = "sentence_vectors.npy"
+SENTENCE_OFFSETS = "sentence_offsets.npy"
+BM25_DIR = "bm25"
+
+
+@dataclass
+class Index:
+    """A loaded index: sections, their vectors, sentence vectors and the BM25 index."""
+
+    path: Path
+    manifest: dict[str, Any]
+    sections: list[Section]
+    vectors: np.ndarray
+    sentence_vectors: np.ndarray
+    sentence_offsets: np.ndarray
+    bm25: Any = field(repr=False, default=None)
+
+    @property
+    def id(self) -> str:
+        return str(self.manifest.get("index_id", ""))
+
+    @property
+    def embedder_id(self) -> str:
+        return str(self.manifest["embedder"]["id"])
+
+    @cached_property
+    def row_of(self) -> dict[str, int]:
+        return {section.id: row for row, section in enumerate(self.sections)}
+
+    @cached_property
+    def page_ids(self) -> frozenset[str]:
+        return frozenset(section.page_id for section in self.sections)
+
+    @cached_property
+    def vocabulary(self) -> frozenset[str]:
+        """Every BM25 term of the site (stemmed): what the site talks about at all."""
+        if self.bm25 is None:
+            return frozenset()
+        return frozenset(self.bm25.vocab_dict)
+
+    def thresholds(self, embedder_id: str | None = None) -> dict[str, Any]:
+        return dict(self.manifest.get("thresholds", {}).get(embedder_id or self.embedder_id, {}))
+
+    def sentence_rows(self, row: int) -> range:
+        return range(int(self.sentence_offsets[row]), int(self.sentence_offsets[row + 1]))
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    manifest_path = Path(path) / MANIFEST
+    try:
+        manifest = json.loads(manifest_path.read_text())
+    except FileNotFoundError as exc:
+        raise IndexDirError(f"no index at {path} (missing {MANIFEST}); run `sitecite index` first") from exc
+    except (OSError, ValueError) as exc:
+        raise IndexDirError(f"{manifest_path}: unreadable manifest ({exc})") from exc
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise IndexDirError(
+            f"{path}: index format {manifest.get('format_version')} is not {FORMAT_VERSION}; rebuild it"
+        )
+    return dict(manifest)
+
+
+def read_sections(path: Path) -> list[Section]:
+    sections = []
+    with (Path(path) / SECTIONS).open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            try:
+                sections.append(Section.from_json(json.loads(line)))
+            except (ValueError, KeyError) as exc:
+                raise IndexDirError(f"{path}/{SECTIONS}:{number}: corrupt section ({exc})") from exc
+    return sections
+
+
+def load_index(path: str | Path, embedder_id: str | None = None, with_bm25: bool = True) -> Index:
+    """Load an index; if `embedder_id` is given it must match the one that built the index."""
+    path = Path(path)
+    recover(path)
+    manifest = read_manifest(path)
+    built_with = manifest["embedder"]["id"]
+    if embedder_id is not None and embedder_id != built_with:
+        raise EmbedderMismatchError(
+            f"the index at {path} was built with embedder '{built_with}' but '{embedder_id}' is "
+            f"configured; rebuild the index or set embedder = \"{built_with}\""
+        )
+    try:
+        sections = read_sections(path)
+        vectors = np.load(path / VECTORS)
+        sentence_vectors = np.load(path / SENTENCE_VECTORS)
+        offsets = np.load(path / SENTENCE_OFFSETS)
+    except (OSError, ValueError) as exc:
+        raise IndexDirError(f"{path}: incomplete or corrupt index ({exc}); rebuild it") from exc
+    if vectors.shape[0] != len(sections) or len(offsets) != len(sections) + 1:
+        raise IndexDirError(f"{path}: vectors and sections disagree in length; rebuild the index")
+    bm25 = None
+    if with_bm25 and sections:
+        import bm25s
+
+        bm25 = bm25s.BM25.load(str(path / BM25_DIR), load_corpus=False, show_progress=False)
+    return Index(path, manifest, sections, vectors, sentence_vectors, offsets, bm25)
+
+
+def write_json_atomic(target: Path, data: Any) -> None:
+    """Write JSON to a temporary file in the same directory, then rename over the target."""
+    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2, sort_keys=True)
+        handle.write("\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, target)
+
+
+def store_thresholds(path: str | Path, embedder_id: str, values: dict[str, Any]) -> None:
+    """Record calibrated thresholds in the manifest, keyed by embedder (atomic file replace)."""
+    path = Path(path)
+    manifest = read_manifest(path)
+    manifest.setdefault("thresholds", {})[embedder_id] = values
+    write_json_atomic(path / MANIFEST, manifest)

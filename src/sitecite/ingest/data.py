@@ -1,0 +1,93 @@
+"""JSON and YAML data files to prose: a mapping is profile facts, a list is a collection."""
+
+from __future__ import annotations
+
+import json
+from pathlib import PurePosixPath
+from typing import Any
+
+import yaml
+
+from sitecite.errors import IngestError
+from sitecite.ingest.markdown import normalise_yaml
+from sitecite.types import Block
+
+FACTS_PAGE_ID = "_facts"
+# Data files that configure tools rather than describe a person.
+NOT_CONTENT = {"package.json", "package-lock.json", "tsconfig.json", "jsconfig.json", "vercel.json",
+               "netlify.json", "manifest.json", "composer.json", ".eslintrc.json", ".prettierrc.json"}
+_ITEM_TITLE_KEYS = ("title", "name", "heading", "label")
+
+
+def load_data(source: str, path: str) -> Any:
+    """Parse JSON or YAML, reporting the line of a syntax error."""
+    if path.endswith(".json"):
+        try:
+            return json.loads(source)
+        except json.JSONDecodeError as exc:
+            raise IngestError(f"invalid JSON: {exc.msg}", path, exc.lineno) from exc
+    try:
+        return normalise_yaml(yaml.safe_load(source))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise IngestError(f"invalid YAML: {problem}", path, mark.line + 1 if mark else None) from exc
+
+
+def humanise(key: str) -> str:
+    return key.replace("_", " ").replace("-", " ").strip()
+
+
+def render_value(value: Any) -> str:
+    if isinstance(value, list):
+        rendered = [render_value(v) for v in value if v not in (None, "")]
+        if len(rendered) > 1:
+            return ", ".join(rendered[:-1]) + " and " + rendered[-1]
+        return rendered[0] if rendered else ""
+    if isinstance(value, dict):
+        return "; ".join(f"{humanise(k)}: {render_value(v)}" for k, v in value.items())
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return " ".join(str(value).split())
+
+
+def _fact_sentences(group: str, mapping: dict[str, Any], subject: str) -> list[str]:
+    sentences = []
+    for key, value in mapping.items():
+        rendered = render_value(value)
+        if not rendered:
+            continue
+        label = humanise(key) if not group else f"{group} {humanise(key)}"
+        owner = f"{subject}'s " if subject else ""
+        sentence = f"{owner}{label}: {rendered}"
+        sentences.append(sentence if sentence.endswith((".", "!", "?")) else sentence + ".")
+    return sentences
+
+
+def facts_blocks(data: dict[str, Any], path: str) -> tuple[str, list[Block]]:
+    """Profile facts: scalar keys form one block named after the file, each group its own block."""
+    subject = str(data.get("name", "")).strip()
+    stem = PurePosixPath(path).stem
+    scalars = {k: v for k, v in data.items() if not isinstance(v, dict)}
+    blocks = [Block(2, humanise(stem).capitalize(), "\n".join(_fact_sentences("", scalars, subject)), 1)]
+    for key, value in data.items():
+        if isinstance(value, dict):
+            text = "\n".join(_fact_sentences(humanise(key), value, subject))
+            blocks.append(Block(2, humanise(key).capitalize(), text, 1))
+    title = f"{subject} (profile)" if subject else "Profile"
+    return title, [b for b in blocks if b.text]
+
+
+def collection_blocks(items: list[Any], path: str) -> list[Block]:
+    """A list of records (projects, talks): one block per record."""
+    blocks = []
+    for number, item in enumerate(items, start=1):
+        if not isinstance(item, dict):
+            raise IngestError(f"item {number} of the list is not a mapping of fields", path)
+        heading = next((str(item[k]) for k in _ITEM_TITLE_KEYS if item.get(k)), f"Item {number}")
+        rest = {k: v for k, v in item.items() if str(item.get(k)) != heading}
+        sentences = [
+            f"{heading} {humanise(k)}: {render_value(v)}." for k, v in rest.items() if render_value(v)
+        ]
+        blocks.append(Block(2, heading, "\n".join(sentences), 1))
+    return blocks

@@ -1,0 +1,199 @@
+"""Markdown (and MDX, once stripped) to a Page of heading-delimited blocks of prose.
+
+Structure becomes prose before anything is embedded: a table row becomes one
+sentence, a nested list item becomes "item: child; child". Fenced code is left
+out of the prose (it is counted in the page metadata) because it drowns the
+sentences a visitor's question is about.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from sitecite.errors import IngestError
+from sitecite.ingest.html import html_fragment_text
+from sitecite.ingest.prose import table_sentences
+from sitecite.types import Block
+
+_FRONTMATTER_END = re.compile(r"^(---|\.\.\.)\s*$")
+
+
+def split_frontmatter(source: str, path: str) -> tuple[dict[str, Any], str, int]:
+    """Return (frontmatter, body, number of lines the frontmatter took)."""
+    lines = source.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return {}, source, 0
+    for index in range(1, len(lines)):
+        if _FRONTMATTER_END.match(lines[index]):
+            raw = "\n".join(lines[1:index])
+            try:
+                data = yaml.safe_load(raw) if raw.strip() else {}
+            except yaml.YAMLError as exc:
+                mark = getattr(exc, "problem_mark", None)
+                line = mark.line + 2 if mark is not None else 1
+                problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+                raise IngestError(f"invalid YAML frontmatter: {problem}", path, line) from exc
+            if not isinstance(data, dict):
+                raise IngestError("frontmatter must be a YAML mapping of keys to values", path, 2)
+            return normalise_yaml(data), "\n".join(lines[index + 1 :]), index + 1
+    raise IngestError("frontmatter opened with '---' is never closed", path, 1)
+
+
+def normalise_yaml(value: Any) -> Any:
+    """YAML dates become ISO strings so metadata stays JSON-serialisable."""
+    if isinstance(value, dict):
+        return {str(k): normalise_yaml(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [normalise_yaml(v) for v in value]
+    if isinstance(value, dt.datetime | dt.date):
+        return value.isoformat()
+    return value
+
+
+def make_parser(mdx: bool) -> MarkdownIt:
+    parser = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    if mdx:
+        parser.disable("code")  # MDX has no indented code blocks; JSX children are indented
+    return parser
+
+
+@dataclass
+class _Item:
+    text: list[str] = field(default_factory=list)
+    children: list[str] = field(default_factory=list)
+
+    def render(self) -> str:
+        own = " ".join(" ".join(self.text).split())
+        if not self.children:
+            return own
+        joined = "; ".join(self.children)
+        return f"{own}: {joined}" if own else joined
+
+
+@dataclass
+class _Builder:
+    """Walks markdown-it tokens and collects blocks of prose."""
+
+    title: str
+    line_offset: int
+    blocks: list[Block] = field(default_factory=list)
+    heading: str = ""
+    level: int = 0
+    line: int = 1
+    parts: list[str] = field(default_factory=list)
+    items: list[_Item] = field(default_factory=list)
+    table: list[list[str]] | None = None
+    row: list[str] | None = None
+    code_blocks: int = 0
+    first_h1: str = ""
+
+    def flush(self) -> None:
+        text = "\n".join(p for p in self.parts if p.strip()).strip()
+        if text or self.level:
+            self.blocks.append(Block(self.level, self.heading, text, self.line))
+        self.parts = []
+
+    def add(self, text: str) -> None:
+        text = " ".join(text.split())
+        if not text:
+            return
+        if self.row:
+            self.row[-1] = f"{self.row[-1]} {text}".strip()
+        elif self.items:
+            self.items[-1].text.append(text)
+        else:
+            self.parts.append(text)
+
+
+def _inline_text(token: Token) -> str:
+    """Plain text of an inline token: links keep their text, images their alt, code its content."""
+    out: list[str] = []
+    struck = 0
+    for child in token.children or []:
+        kind = child.type
+        if kind == "s_open":
+            struck += 1
+        elif kind == "s_close":
+            struck -= 1
+        elif struck:
+            continue
+        elif kind in ("text", "code_inline"):
+            out.append(child.content)
+        elif kind in ("softbreak", "hardbreak"):
+            out.append(" ")
+        elif kind == "image":
+            alt = "".join(c.content for c in child.children or []) or child.content
+            if alt.strip():
+                out.append(f" {alt.strip()} ")
+        elif kind == "html_inline":
+            out.append(" ")
+    return "".join(out)
+
+
+def markdown_blocks(body: str, title: str, line_offset: int, mdx: bool) -> tuple[list[Block], dict[str, Any]]:
+    """Parse Markdown into blocks; returns (blocks, extra metadata such as the first h1)."""
+    tokens = make_parser(mdx).parse(body)
+    builder = _Builder(title=title, line_offset=line_offset)
+    in_heading: Token | None = None
+    for token in tokens:
+        kind = token.type
+        if kind == "heading_open":
+            in_heading = token
+        elif kind == "inline" and in_heading is not None:
+            _start_heading(builder, in_heading, _inline_text(token).strip())
+            in_heading = None
+        elif kind == "inline":
+            builder.add(_inline_text(token))
+        elif kind in ("fence", "code_block"):
+            builder.code_blocks += 1
+        elif kind == "html_block":
+            builder.add(html_fragment_text(token.content))
+        elif kind in ("paragraph_close", "blockquote_close") and not builder.items and builder.row is None:
+            builder.parts.append("")
+        else:
+            _structure(builder, token)
+    builder.flush()
+    extra = {"code_blocks": builder.code_blocks, "first_h1": builder.first_h1}
+    return builder.blocks, extra
+
+
+def _start_heading(builder: _Builder, token: Token, text: str) -> None:
+    level = int(token.tag[1])
+    line = (token.map[0] if token.map else 0) + 1 + builder.line_offset
+    if level == 1 and not builder.first_h1 and not builder.blocks and not "".join(builder.parts).strip():
+        builder.first_h1 = text  # a leading h1 is the page title, not a section
+        return
+    builder.flush()
+    builder.heading, builder.level, builder.line = text, level, line
+
+
+def _structure(builder: _Builder, token: Token) -> None:
+    kind = token.type
+    if kind == "list_item_open":
+        builder.items.append(_Item())
+    elif kind == "list_item_close":
+        item = builder.items.pop()
+        rendered = item.render()
+        if builder.items:
+            builder.items[-1].children.append(rendered)
+        elif rendered:
+            builder.parts.append(rendered)
+    elif kind == "table_open":
+        builder.table = []
+    elif kind == "tr_open":
+        builder.row = []
+    elif kind == "tr_close" and builder.table is not None and builder.row is not None:
+        builder.table.append(builder.row)
+        builder.row = None
+    elif kind in ("th_open", "td_open") and builder.row is not None:
+        builder.row.append("")  # one cell per column, even when the cell is empty
+    elif kind == "table_close" and builder.table is not None:
+        builder.parts.extend(table_sentences(builder.table, builder.heading or builder.title))
+        builder.table = None

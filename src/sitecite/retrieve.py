@@ -1,0 +1,149 @@
+"""Hybrid retrieval: exact cosine over the float32 matrix fused with BM25, then the calibrated gate.
+
+The dense part is an exact matrix-vector product; its ranking equals a pure-Python cosine
+loop's (`cosine_loop_search`, kept here as the reference the tests and benchmarks compare to).
+Fusion is a convex combination of min-max normalised scores over the union of both
+candidate lists (Bruch et al., "An Analysis of Fusion Functions for Hybrid Retrieval"):
+unlike reciprocal rank fusion it keeps how far apart the scores are, and it is what the
+benchmarks in bench/ chose on training data.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from sitecite.config import RetrieveSettings
+from sitecite.index.store import Index
+from sitecite.text import bm25_tokens
+from sitecite.types import Hit
+
+# Used only until `sitecite calibrate` has stored a threshold for the embedder.
+DEFAULT_SECTION_THRESHOLD = 0.25
+
+
+def top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k highest scores, best first; ties broken by lower index (stable)."""
+    k = min(k, scores.shape[0])
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    if k < scores.shape[0]:
+        part = np.argpartition(-scores, k - 1)[:k]
+        # include every index tied with the k-th score so the stable sort decides among them
+        cutoff = scores[part].min()
+        part = np.flatnonzero(scores >= cutoff)
+    else:
+        part = np.arange(scores.shape[0])
+    order = np.lexsort((part, -scores[part]))
+    return part[order][:k]
+
+
+def dense_scores(vectors: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Cosine similarity of every row with the query (rows and query are unit length)."""
+    return vectors @ query
+
+
+def cosine_loop_search(rows: Sequence[Sequence[float]], query: Sequence[float], k: int) -> list[int]:
+    """How the systems sitecite replaces searched: a pure-Python cosine loop, then a sort."""
+    query_norm = math.sqrt(sum(x * x for x in query))
+    scored = []
+    for index, row in enumerate(rows):
+        dot = sum(x * y for x, y in zip(row, query, strict=False))
+        norm = math.sqrt(sum(x * x for x in row)) * query_norm
+        scored.append((dot / norm if norm else 0.0, index))
+    scored.sort(key=lambda pair: (-pair[0], pair[1]))
+    return [index for _, index in scored[:k]]
+
+
+def bm25_scores(index: Index, question: str, settings: RetrieveSettings) -> np.ndarray:
+    if index.bm25 is None or not index.sections:
+        return np.zeros(len(index.sections), dtype=np.float32)
+    tokens = bm25_tokens([question], settings.stopwords, settings.stemmer)[0]
+    ids = index.bm25.get_tokens_ids(tokens)
+    if not ids:
+        return np.zeros(len(index.sections), dtype=np.float32)
+    return np.asarray(index.bm25.get_scores_from_ids(ids), dtype=np.float32)
+
+
+def _minmax(values: np.ndarray) -> np.ndarray:
+    low, high = float(values.min()), float(values.max())
+    if high - low <= 1e-12:
+        return np.zeros_like(values) if high <= 0 else np.ones_like(values)
+    return (values - low) / (high - low)
+
+
+def fuse(cosine: np.ndarray, bm25: np.ndarray, settings: RetrieveSettings) -> np.ndarray:
+    """Fused scores for every section; sections outside both candidate lists score -inf."""
+    n = cosine.shape[0]
+    if settings.fusion == "dense":
+        return cosine.astype(np.float64)
+    if settings.fusion == "bm25":
+        return bm25.astype(np.float64)
+    depth = min(settings.candidates, n)
+    dense_top = top_k(cosine, depth)
+    bm25_top = top_k(bm25, depth) if bm25.max(initial=0) > 0 else np.zeros(0, dtype=np.int64)
+    candidates = np.union1d(dense_top, bm25_top)
+    fused = np.full(n, -np.inf)
+    if settings.fusion == "rrf":
+        dense_rank = {int(i): r for r, i in enumerate(dense_top, start=1)}
+        bm25_rank = {int(i): r for r, i in enumerate(bm25_top, start=1)}
+        for i in candidates:
+            score = 0.0
+            if int(i) in dense_rank:
+                score += 1.0 / (settings.rrf_k + dense_rank[int(i)])
+            if int(i) in bm25_rank:
+                score += 1.0 / (settings.rrf_k + bm25_rank[int(i)])
+            fused[i] = score
+        return fused
+    alpha = settings.alpha
+    fused[candidates] = alpha * _minmax(cosine[candidates].astype(np.float64)) + (1 - alpha) * _minmax(
+        bm25[candidates].astype(np.float64)
+    )
+    return fused
+
+
+@dataclass
+class Retrieval:
+    """Everything one search computed; kept so nothing needs computing twice."""
+
+    hits: tuple[Hit, ...]
+    query_vector: np.ndarray
+    cosine: np.ndarray
+    bm25: np.ndarray
+
+
+def section_threshold(index: Index, configured: float | None) -> float:
+    if configured is not None:
+        return configured
+    stored = index.thresholds().get("section")
+    return float(stored) if stored is not None else DEFAULT_SECTION_THRESHOLD
+
+
+def search(
+    index: Index,
+    query_vector: np.ndarray,
+    question: str,
+    k: int,
+    threshold: float,
+    settings: RetrieveSettings,
+) -> Retrieval:
+    """Top k sections by fused score; a hit is admitted when its cosine clears the threshold."""
+    cosine = dense_scores(index.vectors, query_vector)
+    bm25 = bm25_scores(index, question, settings)
+    fused = fuse(cosine, bm25, settings)
+    hits = tuple(
+        Hit(
+            section=index.sections[row],
+            rank=rank,
+            score=float(fused[row]),
+            cosine=float(cosine[row]),
+            bm25=float(bm25[row]),
+            admitted=bool(cosine[row] >= threshold),
+        )
+        for rank, row in enumerate(top_k(fused, k), start=1)
+        if np.isfinite(fused[row])
+    )
+    return Retrieval(hits, query_vector, cosine, bm25)

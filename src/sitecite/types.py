@@ -1,0 +1,224 @@
+"""Value objects that flow through the pipeline: Page -> Section -> Hit -> Answer + Trace.
+
+They are frozen so a Trace can be handed to the evaluation harness and graded
+without anyone being able to change what the generator actually saw.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SCORE_LABEL = "mean cosine similarity of the cited sections"
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A heading-delimited span of a page: level 0 is the text before the first heading."""
+
+    level: int
+    heading: str
+    text: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One content file after parsing, before chunking."""
+
+    id: str
+    source: str
+    title: str
+    url: str
+    blocks: tuple[Block, ...]
+    kind: str = "page"
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """The unit that is embedded, retrieved and cited."""
+
+    id: str
+    page_id: str
+    title: str
+    heading: str
+    url: str
+    text: str
+    hash: str
+    sentences: tuple[str, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def embed_text(self) -> str:
+        """What the embedder and BM25 see: the page title and heading give the text its context."""
+        label = self.title if self.heading in ("", self.title) else f"{self.title}: {self.heading}"
+        return f"{label}\n{self.text}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "page_id": self.page_id,
+            "title": self.title,
+            "heading": self.heading,
+            "url": self.url,
+            "text": self.text,
+            "hash": self.hash,
+            "sentences": list(self.sentences),
+            "metadata": self.metadata,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Section:
+        return cls(
+            id=data["id"],
+            page_id=data["page_id"],
+            title=data["title"],
+            heading=data["heading"],
+            url=data["url"],
+            text=data["text"],
+            hash=data["hash"],
+            sentences=tuple(data.get("sentences", ())),
+            metadata=dict(data.get("metadata", {})),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A retrieved section with its scores; `admitted` says whether it passed the gate."""
+
+    section: Section
+    rank: int
+    score: float
+    cosine: float
+    bm25: float
+    admitted: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.section.id,
+            "score": round(self.cosine, 4),
+            "rank": self.rank,
+            "admitted": self.admitted,
+            "fused": round(self.score, 4),
+            "bm25": round(self.bm25, 4),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """A numbered reference from the answer text (`[n]`) to a section."""
+
+    n: int
+    id: str
+    title: str
+    heading: str
+    url: str
+    score: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "id": self.id,
+            "title": self.title,
+            "heading": self.heading,
+            "url": self.url,
+            "score": round(self.score, 4),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One named verification or gating step and its outcome."""
+
+    name: str
+    passed: bool
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"passed": self.passed, "detail": self.detail}
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """What a generator produced, before the pipeline turns it into an Answer."""
+
+    text: str
+    cited: tuple[int, ...]
+    refused: bool
+    generator: str
+    refusal_reason: str = ""
+    prompt: str = ""
+    raw_output: str = ""
+    checks: tuple[Check, ...] = ()
+    attempts: tuple[dict[str, Any], ...] = ()
+    tokens: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """Everything that happened while answering one question, exactly once.
+
+    The evaluation harness grades this object; it never retrieves again.
+    """
+
+    question: str
+    hits: tuple[Hit, ...]
+    threshold: float
+    context: tuple[Section, ...]
+    generator: str
+    prompt: str = ""
+    raw_output: str = ""
+    checks: tuple[Check, ...] = ()
+    attempts: tuple[dict[str, Any], ...] = ()
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    tokens: dict[str, int] = field(default_factory=dict)
+    index_id: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "index_id": self.index_id,
+            "threshold": self.threshold,
+            "hits": [h.to_json() for h in self.hits],
+            "context_ids": [s.id for s in self.context],
+            "generator": self.generator,
+            "prompt": self.prompt,
+            "raw_output": self.raw_output,
+            "checks": {c.name: c.to_json() for c in self.checks},
+            "attempts": list(self.attempts),
+            "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
+            "tokens": dict(self.tokens),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What a visitor sees: an answer with citations, or a refusal."""
+
+    question: str
+    refused: bool
+    answer: str
+    citations: tuple[Citation, ...]
+    score: float
+    generator: str
+    latency_ms: float
+    retrieved: tuple[Hit, ...]
+    refusal_reason: str = ""
+    tokens: dict[str, int] = field(default_factory=dict)
+    score_label: str = SCORE_LABEL
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "refused": self.refused,
+            "answer": self.answer,
+            "citations": [c.to_json() for c in self.citations],
+            "score": round(self.score, 4),
+            "score_label": self.score_label,
+            "generator": self.generator,
+            "latency_ms": round(self.latency_ms, 3),
+            "retrieved": [h.to_json() for h in self.retrieved],
+            "refusal_reason": self.refusal_reason,
+            "tokens": dict(self.tokens),
+        }
