@@ -26,13 +26,15 @@ from sitecite.index.store import (
     SENTENCE_OFFSETS,
     SENTENCE_VECTORS,
     VECTORS,
+    WORD_VECTORS,
+    WORDS,
     Index,
     load_index,
     write_json_atomic,
 )
 from sitecite.index.swap import recover, swap_in
 from sitecite.ingest import CHUNKER_VERSION, load_site
-from sitecite.text import bm25_tokens
+from sitecite.text import STOPWORDS, bm25_tokens, words
 from sitecite.types import Section
 
 
@@ -98,6 +100,7 @@ def write_index(
     started: float | None = None,
     extra: dict[str, Any] | None = None,
     bm25_text: Any = None,
+    word_vectors: bool = True,
 ) -> BuildReport:
     """Embed what changed and swap the new index in. Usable directly with any list of sections."""
     started = time.perf_counter() if started is None else started
@@ -116,6 +119,10 @@ def write_index(
         np.save(temporary / SENTENCE_VECTORS, sentence_vectors)
         np.save(temporary / SENTENCE_OFFSETS, offsets)
         _write_bm25(temporary / BM25_DIR, sections, bm25_text)
+        if word_vectors:
+            vocabulary, vocabulary_vectors = _embed_words(sections, previous, embedder, reporter)
+            (temporary / WORDS).write_text(json.dumps(vocabulary))
+            np.save(temporary / WORD_VECTORS, vocabulary_vectors)
         index_id = uuid.uuid4().hex[:12]
         now = datetime.now(UTC).isoformat(timespec="seconds")
         manifest = {
@@ -209,6 +216,32 @@ def _embed(
             old_span = previous.sentence_rows(old)
             sentence_vectors[span] = previous.sentence_vectors[old_span.start : old_span.stop]
     return vectors, sentence_vectors, offsets, (len(fresh), len(fresh_sentences))
+
+
+def site_words(sections: Sequence[Section]) -> list[str]:
+    """The site's vocabulary: every alphabetic word of three letters or more, no stop words."""
+    found = {w for s in sections for w in words(s.embed_text)
+             if len(w) > 2 and w.isalpha() and w not in STOPWORDS}
+    return sorted(found)
+
+
+def _embed_words(
+    sections: Sequence[Section], previous: Index | None, embedder: Embedder, reporter: Reporter | None
+) -> tuple[list[str], np.ndarray]:
+    vocabulary = site_words(sections)
+    known = {w: row for row, w in enumerate(previous.words)} if previous else {}
+    fresh = [w for w in vocabulary if w not in known]
+    if reporter is not None:
+        reporter.start(f"embedding {len(fresh)} new words of the site's vocabulary", len(fresh))
+    fresh_vectors = embedder.embed(fresh, progress=reporter.advance if reporter else None)
+    position = {w: n for n, w in enumerate(fresh)}
+    matrix = np.zeros((len(vocabulary), embedder.dim), dtype=np.float32)
+    for row, word in enumerate(vocabulary):
+        if word in position:
+            matrix[row] = fresh_vectors[position[word]]
+        elif previous is not None:
+            matrix[row] = previous.word_vectors[known[word]]
+    return vocabulary, matrix
 
 
 def _write_bm25(directory: Path, sections: Sequence[Section], bm25_text: Any) -> None:

@@ -6,6 +6,8 @@
     sentence_vectors.npy   float32 (sentences x dim), unit rows, grouped by section
     sentence_offsets.npy   int64 (sections + 1): section i owns rows offsets[i]:offsets[i+1]
     bm25/                  the bm25s index over the same sections
+    words.json             the site's vocabulary (surface words), row i of word_vectors.npy
+    word_vectors.npy       float32 (words x dim): lets a question's word find its neighbours
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ VECTORS = "vectors.npy"
 SENTENCE_VECTORS = "sentence_vectors.npy"
 SENTENCE_OFFSETS = "sentence_offsets.npy"
 BM25_DIR = "bm25"
+WORDS = "words.json"
+WORD_VECTORS = "word_vectors.npy"
 
 
 @dataclass
@@ -44,6 +48,9 @@ class Index:
     sentence_vectors: np.ndarray
     sentence_offsets: np.ndarray
     bm25: Any = field(repr=False, default=None)
+    words: list[str] = field(default_factory=list, repr=False)
+    word_vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 1), dtype=np.float32),
+                                     repr=False)
 
     @property
     def id(self) -> str:
@@ -117,6 +124,9 @@ def load_index(path: str | Path, embedder_id: str | None = None, with_bm25: bool
         vectors = np.load(path / VECTORS)
         sentence_vectors = np.load(path / SENTENCE_VECTORS)
         offsets = np.load(path / SENTENCE_OFFSETS)
+        words = json.loads((path / WORDS).read_text()) if (path / WORDS).exists() else []
+        word_vectors = (np.load(path / WORD_VECTORS) if words
+                        else np.zeros((0, vectors.shape[1]), dtype=np.float32))
     except (OSError, ValueError) as exc:
         raise IndexDirError(f"{path}: incomplete or corrupt index ({exc}); rebuild it") from exc
     if vectors.shape[0] != len(sections) or len(offsets) != len(sections) + 1:
@@ -126,7 +136,7 @@ def load_index(path: str | Path, embedder_id: str | None = None, with_bm25: bool
         import bm25s
 
         bm25 = bm25s.BM25.load(str(path / BM25_DIR), load_corpus=False, show_progress=False)
-    return Index(path, manifest, sections, vectors, sentence_vectors, offsets, bm25)
+    return Index(path, manifest, sections, vectors, sentence_vectors, offsets, bm25, words, word_vectors)
 
 
 def write_json_atomic(target: Path, data: Any) -> None:

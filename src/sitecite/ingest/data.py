@@ -42,25 +42,36 @@ def render_value(value: Any) -> str:
     if isinstance(value, list):
         rendered = [render_value(v) for v in value if v not in (None, "")]
         if len(rendered) > 1:
-            return ", ".join(rendered[:-1]) + " and " + rendered[-1]
+            return "; ".join(rendered) if any("," in r for r in rendered) else ", ".join(rendered)
         return rendered[0] if rendered else ""
     if isinstance(value, dict):
-        return "; ".join(f"{humanise(k)}: {render_value(v)}" for k, v in value.items())
+        values = [render_value(v) for v in value.values() if v not in (None, "")]
+        return f"{values[0]} ({', '.join(values[1:])})" if len(values) > 1 else "".join(values)
     if isinstance(value, bool):
         return "yes" if value else "no"
     return " ".join(str(value).split())
 
 
-def _fact_sentences(group: str, mapping: dict[str, Any], subject: str) -> list[str]:
-    sentences = []
+def _sentence(text: str) -> str:
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _fact_sentences(group: str, mapping: dict[str, Any]) -> list[str]:
+    """Short values of a group share one sentence ("Location: city Lisbon; country Portugal."),
+    longer ones get a sentence each, so an extractive answer can quote exactly one fact."""
+    prefix = f"{group.capitalize()} — " if group else ""
+    short, sentences = [], []
     for key, value in mapping.items():
         rendered = render_value(value)
         if not rendered:
             continue
-        label = humanise(key) if not group else f"{group} {humanise(key)}"
-        owner = f"{subject}'s " if subject else ""
-        sentence = f"{owner}{label}: {rendered}"
-        sentences.append(sentence if sentence.endswith((".", "!", "?")) else sentence + ".")
+        if len(rendered.split()) <= 4 and not isinstance(value, list):
+            short.append(f"{humanise(key)}: {rendered}")
+        else:
+            sentences.append(_sentence(f"{prefix}{humanise(key)}: {rendered}"))
+    if short:
+        sentences.insert(0, _sentence(prefix + "; ".join(short)))
     return sentences
 
 
@@ -69,10 +80,10 @@ def facts_blocks(data: dict[str, Any], path: str) -> tuple[str, list[Block]]:
     subject = str(data.get("name", "")).strip()
     stem = PurePosixPath(path).stem
     scalars = {k: v for k, v in data.items() if not isinstance(v, dict)}
-    blocks = [Block(2, humanise(stem).capitalize(), "\n".join(_fact_sentences("", scalars, subject)), 1)]
+    blocks = [Block(2, humanise(stem).capitalize(), "\n".join(_fact_sentences("", scalars)), 1)]
     for key, value in data.items():
         if isinstance(value, dict):
-            text = "\n".join(_fact_sentences(humanise(key), value, subject))
+            text = "\n".join(_fact_sentences(humanise(key), value))
             blocks.append(Block(2, humanise(key).capitalize(), text, 1))
     title = f"{subject} (profile)" if subject else "Profile"
     return title, [b for b in blocks if b.text]

@@ -1,0 +1,228 @@
+"""Command line: argument parsing only; every command calls one library function.
+
+Errors from the library (SiteciteError) become one line on stderr and an exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from sitecite.errors import SiteciteError
+
+DEFAULT_INDEX = ".sitecite/index"
+
+Command = Callable[[argparse.Namespace], int]
+COMMANDS: dict[str, Command] = {}
+
+
+def command(name: str) -> Callable[[Command], Command]:
+    def register(function: Command) -> Command:
+        COMMANDS[name] = function
+        return function
+
+    return register
+
+
+def _settings(args: argparse.Namespace, **flags: Any) -> Any:
+    from sitecite.config import load_settings
+
+    given = {key: value for key, value in flags.items() if value is not None}
+    for key in ("k", "threshold", "generator"):
+        if getattr(args, key, None) is not None:
+            given[key] = getattr(args, key)
+    return load_settings(given, getattr(args, "config", None))
+
+
+def _rich_reporter() -> Any:
+    """A progress bar on stderr for long work (indexing)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    class Reporter:
+        def __init__(self) -> None:
+            self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                     TimeRemainingColumn(), transient=False,
+                                     disable=not sys.stderr.isatty() and not os.environ.get("SITECITE_PROGRESS"))
+            self.task: Any = None
+
+        def start(self, description: str, total: int) -> None:
+            if self.task is None:
+                self.progress.start()
+            else:
+                self.progress.update(self.task, completed=self.progress.tasks[0].total)
+            self.task = self.progress.add_task(description, total=max(total, 1))
+            if total == 0:
+                self.progress.update(self.task, completed=1)
+
+        def advance(self, amount: int) -> None:
+            self.progress.advance(self.task, amount)
+
+        def stop(self) -> None:
+            self.progress.stop()
+
+    return Reporter()
+
+
+@command("index")
+def cmd_index(args: argparse.Namespace) -> int:
+    from sitecite.embed import get_embedder
+    from sitecite.index.build import build_index
+
+    settings = _settings(args, **{"index.base_url": args.base_url, "index.route": args.route})
+    threads = settings.torch_threads if args.threads is None else args.threads
+    embedder = get_embedder(settings.embedder, settings.embedder_base_url, settings.embedder_api_key,
+                            threads or (os.cpu_count() or 1))
+    reporter = _rich_reporter()
+    try:
+        report = build_index(args.content_dir, args.index, embedder, base_url=settings.index.base_url,
+                             route=settings.index.route, rebuild=args.rebuild, reporter=reporter)
+    finally:
+        reporter.stop()
+    for problem in report.problems:
+        print(f"skipped {problem}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(report.to_json()))
+    else:
+        print(f"indexed {report.sections} sections into {args.index} in {report.seconds:.1f} s: "
+              f"{report.embedded} embedded, {report.reused} unchanged, {report.removed} removed"
+              + (f", {len(report.problems)} file(s) skipped" if report.problems else ""))
+    return 1 if report.problems and args.strict else 0
+
+
+@command("ask")
+def cmd_ask(args: argparse.Namespace) -> int:
+    from sitecite.pipeline import Engine, answer
+
+    engine = Engine.load(args.index, _settings(args))
+    result, trace = answer(engine, args.question)
+    if args.json:
+        print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+        return 0
+    print(render_answer(result))
+    if args.trace:
+        print(json.dumps(trace.to_json(), ensure_ascii=False, indent=2))
+    return 0
+
+
+def render_answer(result: Any) -> str:
+    lines = [result.answer]
+    if result.refused:
+        return "\n".join(lines)
+    lines.append("")
+    for citation in result.citations:
+        where = f"{citation.title} › {citation.heading}" if citation.heading else citation.title
+        lines.append(f"[{citation.n}] {where} — {citation.url}")
+    lines.append(f"({result.score_label}: {result.score:.2f})")
+    return "\n".join(lines)
+
+
+@command("calibrate")
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from sitecite.calibrate import calibrate
+    from sitecite.pipeline import Engine
+
+    engine = Engine.load(args.index, _settings(args))
+    report = calibrate(engine, questions=args.questions, false_accept=args.false_accept,
+                       store=not args.dry_run)
+    print(report.to_text())
+    if args.json:
+        print(json.dumps(report.to_json()))
+    return 0
+
+
+@command("demo")
+def cmd_demo(args: argparse.Namespace) -> int:
+    from sitecite.demo import run_demo
+
+    return run_demo(index_dir=args.index, host=args.host, port=args.port, serve=not args.no_serve,
+                    out=sys.stdout)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sitecite",
+        description="Answer questions about a person from their own website, with a citation on "
+                    "every claim, or say plainly that the site doesn't say.",
+    )
+    parser.add_argument("--config", help="settings file (default: ./sitecite.toml if present)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    demo = sub.add_parser("demo", help="index the bundled example site and serve it (or print answers)",
+                          description="Index the bundled example site if needed, then serve it.")
+    demo.add_argument("--index", default=DEFAULT_INDEX + "-example", help="where to keep the example index")
+    demo.add_argument("--host", default="127.0.0.1")
+    demo.add_argument("--port", type=int, default=8000)
+    demo.add_argument("--no-serve", action="store_true", help="ask three example questions and exit")
+
+    index = sub.add_parser("index", help="ingest a content directory and build or update an index",
+                           description="Ingest Markdown/MDX/HTML/JSON/YAML content into an index "
+                                       "directory; unchanged sections are not embedded again.")
+    index.add_argument("content_dir")
+    index.add_argument("--index", required=True, help="index directory to create or update")
+    index.add_argument("--base-url", help="site address used to build citation URLs")
+    index.add_argument("--route", help="URL route for a page id, e.g. '/blog/{page_id}'")
+    index.add_argument("--rebuild", action="store_true", help="re-embed everything (e.g. new embedder)")
+    index.add_argument("--strict", action="store_true", help="exit non-zero if any file was skipped")
+    index.add_argument("--threads", type=int, help="torch threads for embedding (default: all cores)")
+    index.add_argument("--json", action="store_true", help="print the build report as JSON")
+
+    ask = sub.add_parser("ask", help="answer one question with citations, or refuse",
+                         description="Answer one question from an index.")
+    ask.add_argument("question")
+    ask.add_argument("--index", required=True)
+    ask.add_argument("--json", action="store_true", help="print the answer JSON (DESIGN.md)")
+    ask.add_argument("--trace", action="store_true", help="also print the full trace")
+    ask.add_argument("--k", type=int, help="number of sections to retrieve (default 8)")
+    ask.add_argument("--threshold", type=float, help="override the calibrated gate threshold")
+    ask.add_argument("--generator", choices=["extractive", "llm"])
+
+    calibrate = sub.add_parser("calibrate", help="choose the gate thresholds from on- and off-topic questions",
+                               description="Score on-topic questions (a question set, or the site's own "
+                                           "headings) and the bundled off-topic list; store thresholds.")
+    calibrate.add_argument("--index", required=True)
+    calibrate.add_argument("--questions", help="question set (DESIGN.md format) for on-topic questions")
+    calibrate.add_argument("--false-accept", type=float, default=0.05,
+                           help="target false-accept rate when the distributions overlap (default 0.05)")
+    calibrate.add_argument("--dry-run", action="store_true", help="print, do not store in the manifest")
+    calibrate.add_argument("--json", action="store_true")
+
+    _add_eval_parser(sub)
+    _add_serve_parser(sub)
+    return parser
+
+
+def _add_eval_parser(sub: Any) -> None:
+    from sitecite.cli.eval import add_eval_parser
+
+    add_eval_parser(sub, command)
+
+
+def _add_serve_parser(sub: Any) -> None:
+    from sitecite.cli.serve import add_serve_parser
+
+    add_serve_parser(sub, command)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 0
+    try:
+        return COMMANDS[args.command](args)
+    except SiteciteError as error:
+        print(f"sitecite: error: {error}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        print("sitecite: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""The one function that answers: serving, the CLI and the evaluation harness all call `answer`.
+
+It retrieves exactly once and returns the Answer together with its Trace: the ranked hits,
+the threshold, the exact sections given to the generator, what the generator produced, every
+check, timings and token counts. The harness grades that Trace and never retrieves again.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from sitecite.config import Settings
+from sitecite.embed import Embedder, get_embedder
+from sitecite.errors import InputError
+from sitecite.generate import Context, ExtractiveGenerator, Generator
+from sitecite.generate.extractive import DEFAULT_SENTENCE_THRESHOLD
+from sitecite.index.store import Index, load_index
+from sitecite.retrieve import search, section_threshold
+from sitecite.screen import screen_question
+from sitecite.types import Answer, Check, Citation, Draft, Trace
+
+REFUSAL = "The site doesn't say. I can only answer from what is published on this site."
+INSTRUCTION_REFUSAL = (
+    "I can only answer questions about this site from what it publishes, "
+    "and I don't follow instructions given in a question."
+)
+
+
+@dataclass(frozen=True)
+class Engine:
+    """A loaded index, its embedder, the generator and the settings: everything `answer` needs."""
+
+    settings: Settings
+    index: Index
+    embedder: Embedder
+    generator: Generator
+    threshold: float
+    sentence_threshold: float
+
+    @classmethod
+    def load(cls, index_dir: str | Path, settings: Settings, generator: Generator | None = None) -> Engine:
+        """Load the index and the embedder it was built with (a mismatch is an error)."""
+        embedder = get_embedder(settings.embedder, settings.embedder_base_url,
+                                settings.embedder_api_key, settings.torch_threads)
+        index = load_index(index_dir, embedder.id)
+        return cls.for_index(index, settings, embedder, generator)
+
+    @classmethod
+    def for_index(cls, index: Index, settings: Settings, embedder: Embedder,
+                  generator: Generator | None = None) -> Engine:
+        threshold = section_threshold(index, settings.threshold)
+        stored = index.thresholds().get("sentence")
+        sentence = settings.sentence_threshold
+        if sentence is None:
+            sentence = float(stored) if stored is not None else DEFAULT_SENTENCE_THRESHOLD
+        if generator is None:
+            from sitecite.generate import make_generator
+
+            generator = make_generator(settings, sentence, embedder)
+        return cls(settings, index, embedder, generator, threshold, sentence)
+
+    def with_index(self, index: Index) -> Engine:
+        """The same engine over a new index (live swap); thresholds are re-read from it."""
+        return Engine.for_index(index, self.settings, self.embedder, self.generator)
+
+
+def validate_question(question: object, max_chars: int | None = None) -> str:
+    if not isinstance(question, str):
+        raise InputError(f"question must be a string, got {type(question).__name__}")
+    cleaned = " ".join(question.split())
+    if not cleaned:
+        raise InputError("question is empty")
+    if max_chars is not None and len(cleaned) > max_chars:
+        raise InputError(f"question is {len(cleaned)} characters long; the limit is {max_chars}")
+    return cleaned
+
+
+def answer(engine: Engine, question: str, k: int | None = None) -> tuple[Answer, Trace]:
+    """Answer one question from the index, or refuse; retrieves exactly once."""
+    started = time.perf_counter()
+    question = validate_question(question)
+    k = k or engine.settings.k
+    timings: dict[str, float] = {}
+
+    screen = screen_question(question)
+    mark = time.perf_counter()
+    query_vector = engine.embedder.embed_query(question)
+    timings["embed"] = _ms(mark)
+
+    mark = time.perf_counter()
+    retrieval = search(engine.index, query_vector, question, k, engine.threshold, engine.settings.retrieve)
+    timings["retrieve"] = _ms(mark)
+    admitted = [hit for hit in retrieval.hits if hit.admitted]
+    checks = [
+        Check("instructions", not screen.refuse,
+              f"{screen.instruction}: '{screen.matched}'" if screen.refuse else "none found"),
+        Check("gate", bool(admitted), f"{len(admitted)} of {len(retrieval.hits)} hits at or above "
+              f"cosine {engine.threshold:.3f}"),
+    ]
+    context_sections = [hit.section for hit in admitted]
+
+    mark = time.perf_counter()
+    if screen.refuse:
+        draft = Draft("", (), True, "none", refusal_reason="instruction")
+    elif not admitted:
+        draft = Draft("", (), True, "none", refusal_reason="below_threshold")
+    else:
+        context = Context(question, query_vector, engine.index,
+                          [engine.index.row_of[s.id] for s in context_sections], context_sections,
+                          engine.embedder, screen.answer_kind)
+        draft = engine.generator.generate(context)
+    timings["generate"] = _ms(mark)
+    timings["total"] = _ms(started)
+
+    citations = tuple(
+        Citation(n, hit.section.id, hit.section.title, hit.section.heading, hit.section.url, hit.cosine)
+        for n, hit in ((n, admitted[position]) for n, position in enumerate(draft.cited, start=1))
+    )
+    refused = draft.refused or not citations
+    text = (INSTRUCTION_REFUSAL if draft.refusal_reason == "instruction" else REFUSAL) if refused else draft.text
+    score = sum(c.score for c in citations) / len(citations) if citations and not refused else 0.0
+    all_checks = tuple(checks) + draft.checks
+    trace = Trace(
+        question=question, hits=retrieval.hits, threshold=engine.threshold,
+        context=tuple(context_sections) if not screen.refuse else (), generator=draft.generator,
+        prompt=draft.prompt, raw_output=draft.raw_output, checks=all_checks, attempts=draft.attempts,
+        timings_ms=timings, tokens=dict(draft.tokens), index_id=engine.index.id,
+    )
+    result = Answer(
+        question=question, refused=refused, answer=text, citations=() if refused else citations,
+        score=score, generator=draft.generator, latency_ms=timings["total"], retrieved=retrieval.hits,
+        refusal_reason=(draft.refusal_reason or "no_citations") if refused else "", tokens=dict(draft.tokens),
+    )
+    return result, trace
+
+
+def _ms(since: float) -> float:
+    return (time.perf_counter() - since) * 1000.0

@@ -1,0 +1,63 @@
+"""Shared fixtures: the real bundled embedding model, loaded once per test session, and an index
+of the example site built once (incrementally, so a rerun embeds nothing new)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sitecite.config import Settings, load_settings
+from sitecite.embed import Embedder, get_embedder
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE_SITE = REPO / "examples" / "site"
+EXAMPLE_QUESTIONS = REPO / "examples" / "questions.json"
+CALIBRATION_QUESTIONS = REPO / "examples" / "calibration.json"
+SHARED_DATA = (REPO / ".." / "shared" / "data").resolve()
+ARTIFACTS = REPO / "test-artifacts"
+INDEX_CACHE = REPO / ".sitecite" / "test-example-index"
+
+
+def shared_data(*parts: str) -> Path:
+    """A folder of ../shared/data, or skip the test with a message saying what is missing."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared data not found at {path} (needs the ../shared/data folder beside the repo)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    return get_embedder("sentence-transformers/all-MiniLM-L6-v2", threads=2)
+
+
+@pytest.fixture(scope="session")
+def settings() -> Settings:
+    """Defaults only: no sitecite.toml, no SITECITE_* variables from the developer's shell."""
+    return load_settings({}, config_file=None, environ={})
+
+
+@pytest.fixture(scope="session")
+def example_index(embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example site's index, calibrated on the dev question set, in a private temp copy."""
+    from sitecite.index.build import build_index
+
+    build_index(EXAMPLE_SITE, INDEX_CACHE, embedder)
+    target = tmp_path_factory.mktemp("example") / "index"
+    shutil.copytree(INDEX_CACHE, target)
+    return target
+
+
+@pytest.fixture(scope="session")
+def engine(example_index: Path, settings: Settings):  # type: ignore[no-untyped-def]
+    from sitecite.pipeline import Engine
+
+    return Engine.load(example_index, settings)
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
