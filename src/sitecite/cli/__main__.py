@@ -1,0 +1,7 @@
+"""`python -m sitecite.cli`."""
+
+import sys
+
+from sitecite.cli import main
+
+sys.exit(main())
