@@ -102,6 +102,7 @@ class Settings(_Strict):
     k: int = Field(8, ge=1, le=100)
     threshold: float | None = Field(None, ge=-1.0, le=1.0)
     sentence_threshold: float | None = Field(None, ge=-1.0, le=1.0)
+    coverage_threshold: float | None = Field(None, ge=0.0, le=1.0)
     max_answer_sentences: int = Field(3, ge=1, le=10)
     torch_threads: int = Field(1, ge=1)
     llm: LLMSettings = Field(default_factory=LLMSettings)

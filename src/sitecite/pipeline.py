@@ -15,7 +15,7 @@ from sitecite.config import Settings
 from sitecite.embed import Embedder, get_embedder
 from sitecite.errors import InputError
 from sitecite.generate import Context, ExtractiveGenerator, Generator
-from sitecite.generate.extractive import DEFAULT_SENTENCE_THRESHOLD
+from sitecite.generate.extractive import DEFAULT_COVERAGE_THRESHOLD, DEFAULT_SENTENCE_THRESHOLD
 from sitecite.index.store import Index, load_index
 from sitecite.retrieve import search, section_threshold
 from sitecite.screen import screen_question
@@ -38,6 +38,7 @@ class Engine:
     generator: Generator
     threshold: float
     sentence_threshold: float
+    coverage_threshold: float
 
     @classmethod
     def load(cls, index_dir: str | Path, settings: Settings, generator: Generator | None = None) -> Engine:
@@ -51,19 +52,25 @@ class Engine:
     def for_index(cls, index: Index, settings: Settings, embedder: Embedder,
                   generator: Generator | None = None) -> Engine:
         threshold = section_threshold(index, settings.threshold)
-        stored = index.thresholds().get("sentence")
-        sentence = settings.sentence_threshold
-        if sentence is None:
-            sentence = float(stored) if stored is not None else DEFAULT_SENTENCE_THRESHOLD
+        stored = index.thresholds()
+        sentence = _pick(settings.sentence_threshold, stored.get("sentence"), DEFAULT_SENTENCE_THRESHOLD)
+        coverage = _pick(settings.coverage_threshold, stored.get("coverage"), DEFAULT_COVERAGE_THRESHOLD)
         if generator is None:
             from sitecite.generate import make_generator
 
-            generator = make_generator(settings, sentence, embedder)
-        return cls(settings, index, embedder, generator, threshold, sentence)
+            generator = make_generator(settings, sentence, embedder, coverage)
+        return cls(settings, index, embedder, generator, threshold, sentence, coverage)
 
     def with_index(self, index: Index) -> Engine:
         """The same engine over a new index (live swap); thresholds are re-read from it."""
         return Engine.for_index(index, self.settings, self.embedder, self.generator)
+
+
+def _pick(configured: float | None, stored: object, default: float) -> float:
+    """A threshold from settings, else from the index's calibration, else the default."""
+    if configured is not None:
+        return configured
+    return float(stored) if isinstance(stored, int | float) else default
 
 
 def validate_question(question: object, max_chars: int | None = None) -> str:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sitecite.text import stem
+
 _I = re.IGNORECASE | re.DOTALL
 
 INSTRUCTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -98,10 +100,36 @@ def answer_kind(question: str) -> str:
     return ""
 
 
-def has_answer_kind(kind: str, text: str) -> bool:
-    """Whether `text` contains an answer of that kind (always true for the empty kind)."""
+_COUNTED = re.compile(
+    r"\bhow\s+many\s+(?:[\w-]+\s+){0,3}?([a-z][\w-]*)\s+(?:do|does|did|is|are|was|were|has|have|had|"
+    r"can|could|will|would|should|in|on|at|of|per|a|an|the|she|he|they|it|you|we|there)\b", _I)
+_NUMBER_WORDS = (r"\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                 r"twenty|thirty|forty|fifty|hundred|thousand|million|dozens?|hundreds|thousands")
+
+
+def counted_noun(question: str) -> str:
+    """The thing a "how many" question counts: "How many GitHub stars does..." -> "stars"."""
+    match = _COUNTED.search(question)
+    return match.group(1).lower() if match else ""
+
+
+def has_answer_kind(kind: str, text: str, question: str = "") -> bool:
+    """Whether `text` contains an answer of that kind (always true for the empty kind).
+
+    A count must count the thing asked about: a number within three words before it."""
     if not kind:
         return True
+    if kind == "count":
+        noun = counted_noun(question)
+        if noun:
+            target = stem(noun)
+            tokens = re.findall(r"[\w'’,.-]+", text.lower())
+            for position, token in enumerate(tokens):
+                if re.fullmatch(_NUMBER_WORDS, token.strip(",.")):
+                    window = tokens[position + 1 : position + 5]
+                    if any(stem(w.strip(",.'’")) == target for w in window):
+                        return True
+            return False
     evidence = next(pattern for name, _, pattern in ANSWER_KINDS if name == kind)
     return bool(evidence.search(text))
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 from sitecite.config import Settings
 from sitecite.embed import Embedder
 from sitecite.generate.base import Context, Generator
-from sitecite.generate.extractive import ExtractiveGenerator
+from sitecite.generate.extractive import DEFAULT_COVERAGE_THRESHOLD, ExtractiveGenerator
 
 __all__ = ["Context", "ExtractiveGenerator", "Generator", "make_generator"]
 
 
-def make_generator(settings: Settings, sentence_threshold: float, embedder: Embedder) -> Generator:
+def make_generator(settings: Settings, sentence_threshold: float, embedder: Embedder,
+                   coverage_threshold: float = DEFAULT_COVERAGE_THRESHOLD) -> Generator:
     """The generator the settings ask for; the extractive one is also every LLM chain's last resort."""
-    extractive = ExtractiveGenerator(sentence_threshold, settings.max_answer_sentences)
+    extractive = ExtractiveGenerator(sentence_threshold, settings.max_answer_sentences, coverage_threshold)
     if settings.generator == "extractive":
         return extractive
     from sitecite.generate.llm import make_llm_generator

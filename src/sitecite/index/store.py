@@ -24,6 +24,7 @@ import numpy as np
 
 from sitecite.errors import EmbedderMismatchError, IndexDirError
 from sitecite.index.swap import recover
+from sitecite.text import words
 from sitecite.types import Section
 
 FORMAT_VERSION = 1
@@ -74,6 +75,22 @@ class Index:
         if self.bm25 is None:
             return frozenset()
         return frozenset(self.bm25.vocab_dict)
+
+    @cached_property
+    def word_set(self) -> frozenset[str]:
+        return frozenset(self.words)
+
+    @cached_property
+    def word_rows(self) -> dict[str, int]:
+        return {word: row for row, word in enumerate(self.words)}
+
+    @cached_property
+    def subject_words(self) -> frozenset[str]:
+        """Words of the site owner's name (from the profile facts); any question may use them."""
+        facts = next((s for s in self.sections if s.page_id == "_facts"), None)
+        if facts is None:
+            return frozenset()
+        return frozenset(w for w in words(facts.title) if w.isalpha() and w != "profile")
 
     def thresholds(self, embedder_id: str | None = None) -> dict[str, Any]:
         return dict(self.manifest.get("thresholds", {}).get(embedder_id or self.embedder_id, {}))
