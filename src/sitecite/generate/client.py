@@ -41,10 +41,15 @@ class ChatResult:
 
 
 class ChatError(ProviderError):
-    """A provider failed after its retries; carries the attempts and any Retry-After it asked for."""
+    """A provider failed after its retries; carries the attempts and any Retry-After asked for."""
 
-    def __init__(self, message: str, attempts: tuple[dict[str, Any], ...] = (),
-                 retry_after: float | None = None, status: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        attempts: tuple[dict[str, Any], ...] = (),
+        retry_after: float | None = None,
+        status: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.attempts = attempts
         self.retry_after = retry_after
@@ -82,23 +87,36 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
 
 
 class ChatClient:
-    """Calls `POST {base_url}/chat/completions`; raises ChatError (a ProviderError) after retries."""
+    """Calls `POST {base_url}/chat/completions`; raises ChatError (a ProviderError) at the end."""
 
-    def __init__(self, base_url: str, model: str, api_key: str = "", *, timeout: float = 20.0,
-                 retries: int = 2, name: str = "",
-                 count_tokens: Callable[[str], int] | None = None,
-                 sleep: Callable[[float], None] = time.sleep,
-                 max_retry_after: float = MAX_RETRY_AFTER_SECONDS,
-                 transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str = "",
+        *,
+        timeout: float = 20.0,
+        retries: int = 2,
+        name: str = "",
+        count_tokens: Callable[[str], int] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        max_retry_after: float = MAX_RETRY_AFTER_SECONDS,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
         if not model.strip():
-            raise ConfigError(f"bad setting 'model': a model name is required for {base_url or 'the provider'}")
+            raise ConfigError(
+                f"bad setting 'model': a model name is required for {base_url or 'the provider'}"
+            )
         if timeout <= 0:
             raise ConfigError(f"bad setting 'timeout_seconds': must be positive, got {timeout}")
         if retries < 0:
             raise ConfigError(f"bad setting 'retries': must be 0 or more, got {retries}")
         self.base_url = check_base_url(base_url, "base_url")
-        self.url = (self.base_url if self.base_url.endswith("/chat/completions")
-                    else f"{self.base_url}/chat/completions")
+        self.url = (
+            self.base_url
+            if self.base_url.endswith("/chat/completions")
+            else f"{self.base_url}/chat/completions"
+        )
         self.model = model.strip()
         self.name = name or f"{httpx.URL(self.base_url).host}:{self.model}"
         self.timeout = timeout
@@ -110,15 +128,27 @@ class ChatClient:
         headers = {"Content-Type": "application/json", "User-Agent": "sitecite"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
-        self._http = httpx.Client(headers=headers, timeout=httpx.Timeout(timeout),
-                                  transport=transport, follow_redirects=False)
+        self._http = httpx.Client(
+            headers=headers,
+            timeout=httpx.Timeout(timeout),
+            transport=transport,
+            follow_redirects=False,
+        )
         self._json_mode_supported = True
 
     @classmethod
-    def from_settings(cls, base_url: str, model: str, api_key: str = "", api_key_env: str = "", *,
-                      key: str = "llm", environ: Mapping[str, str] | None = None,
-                      **options: Any) -> ChatClient:
-        """Build from settings values, resolving the key (directly, named variable or the host's usual one)."""
+    def from_settings(
+        cls,
+        base_url: str,
+        model: str,
+        api_key: str = "",
+        api_key_env: str = "",
+        *,
+        key: str = "llm",
+        environ: Mapping[str, str] | None = None,
+        **options: Any,
+    ) -> ChatClient:
+        """Build from settings values; the key is given, read from a named variable or inferred."""
         url = check_base_url(base_url, f"{key}.base_url")
         if not model.strip():
             raise ConfigError(f"bad setting '{key}.model': a model name is required for {url}")
@@ -134,36 +164,65 @@ class ChatClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def complete(self, messages: list[dict[str, Any]], *, temperature: float = 0.0, max_tokens: int = 600,
-                 json_mode: bool = False, reasoning_effort: str = "") -> ChatResult:
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        temperature: float = 0.0,
+        max_tokens: int = 600,
+        json_mode: bool = False,
+        reasoning_effort: str = "",
+    ) -> ChatResult:
         """One completion; retries transient failures, then raises ChatError with every attempt."""
         attempts: list[dict[str, Any]] = []
         started = time.perf_counter()
         attempt = 0
         while True:
             attempt += 1
-            body = self._body(messages, temperature, max_tokens, json_mode and self._json_mode_supported,
-                              reasoning_effort)
+            body = self._body(
+                messages,
+                temperature,
+                max_tokens,
+                json_mode and self._json_mode_supported,
+                reasoning_effort,
+            )
             mark = time.perf_counter()
             outcome = self._attempt(body)
-            record: dict[str, Any] = {"provider": self.name, "model": self.model, "attempt": attempt,
-                                      "ms": round((time.perf_counter() - mark) * 1000.0, 2)}
+            record: dict[str, Any] = {
+                "provider": self.name,
+                "model": self.model,
+                "attempt": attempt,
+                "ms": round((time.perf_counter() - mark) * 1000.0, 2),
+            }
             if isinstance(outcome, ChatResult):
                 record.update(status=200, error="")
                 attempts.append(record)
-                return ChatResult(outcome.text, outcome.prompt_tokens, outcome.output_tokens, outcome.model,
-                                  (time.perf_counter() - started) * 1000.0, tuple(attempts),
-                                  outcome.tokens_estimated, outcome.finish_reason)
+                return ChatResult(
+                    outcome.text,
+                    outcome.prompt_tokens,
+                    outcome.output_tokens,
+                    outcome.model,
+                    (time.perf_counter() - started) * 1000.0,
+                    tuple(attempts),
+                    outcome.tokens_estimated,
+                    outcome.finish_reason,
+                )
             record.update(status=outcome.status, error=outcome.message, **outcome.extra)
             attempts.append(record)
             if outcome.extra.get("json_mode_rejected") and self._json_mode_supported:
-                self._json_mode_supported = False  # this provider rejects response_format: ask in the prompt only
+                self._json_mode_supported = (
+                    False  # this provider rejects response_format: ask in the prompt only
+                )
                 continue
             wait = self._wait(outcome, attempt)
             if wait is None:
-                raise ChatError(f"{self.name}: {outcome.message} (after {attempt} attempt"
-                                f"{'s' if attempt > 1 else ''})", tuple(attempts),
-                                outcome.retry_after, outcome.status)
+                raise ChatError(
+                    f"{self.name}: {outcome.message} (after {attempt} attempt"
+                    f"{'s' if attempt > 1 else ''})",
+                    tuple(attempts),
+                    outcome.retry_after,
+                    outcome.status,
+                )
             record["waited_ms"] = round(wait * 1000.0, 1)
             self._sleep(wait)
 
@@ -173,15 +232,26 @@ class ChatClient:
             return None
         if failure.retry_after is not None:
             if failure.retry_after > self.max_retry_after:
-                return None  # the provider asked for a long pause: the next link of the chain answers sooner
+                return None  # a long pause asked for: the next link of the chain answers sooner
             return failure.retry_after
         ceiling = min(BACKOFF_CAP_SECONDS, BACKOFF_BASE_SECONDS * 2 ** (attempt - 1))
         return self._random.uniform(0.0, ceiling)
 
-    def _body(self, messages: list[dict[str, Any]], temperature: float, max_tokens: int, json_mode: bool,
-              reasoning_effort: str) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": temperature,
-                                "max_tokens": max_tokens, "stream": False}
+    def _body(
+        self,
+        messages: list[dict[str, Any]],
+        temperature: float,
+        max_tokens: int,
+        json_mode: bool,
+        reasoning_effort: str,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "stream": False,
+        }
         if json_mode:
             body["response_format"] = {"type": "json_object"}
         if reasoning_effort:
@@ -204,7 +274,9 @@ class ChatClient:
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             return _Failure(f"not a chat-completions response: {response.text[:200]!r}", True, 200)
         if not text.strip():
-            return _Failure(f"empty completion (finish_reason={choice.get('finish_reason')})", True, 200)
+            return _Failure(
+                f"empty completion (finish_reason={choice.get('finish_reason')})", True, 200
+            )
         return self._result(payload, choice, text, body)
 
     def _http_failure(self, response: httpx.Response, sent_json_mode: bool) -> _Failure:
@@ -216,11 +288,17 @@ class ChatClient:
         retry_after = parse_retry_after(response.headers.get("retry-after"))
         if retry_after is not None:
             extra["retry_after_s"] = round(retry_after, 3)
-        return _Failure(f"HTTP {status}: {detail}", status in RETRYABLE_STATUS or status >= 500,
-                        status, retry_after, extra)
+        return _Failure(
+            f"HTTP {status}: {detail}",
+            status in RETRYABLE_STATUS or status >= 500,
+            status,
+            retry_after,
+            extra,
+        )
 
-    def _result(self, payload: dict[str, Any], choice: dict[str, Any], text: str,
-                body: dict[str, Any]) -> ChatResult:
+    def _result(
+        self, payload: dict[str, Any], choice: dict[str, Any], text: str, body: dict[str, Any]
+    ) -> ChatResult:
         usage = payload.get("usage") or {}
         prompt_tokens = usage.get("prompt_tokens")
         output_tokens = usage.get("completion_tokens")
@@ -230,8 +308,16 @@ class ChatClient:
             prompt_text = "\n".join(str(m.get("content", "")) for m in body["messages"])
             prompt_tokens = prompt_tokens if isinstance(prompt_tokens, int) else count(prompt_text)
             output_tokens = output_tokens if isinstance(output_tokens, int) else count(text)
-        return ChatResult(text, int(prompt_tokens), int(output_tokens), str(payload.get("model") or self.model),
-                          0.0, (), estimated, str(choice.get("finish_reason") or ""))
+        return ChatResult(
+            text,
+            int(prompt_tokens),
+            int(output_tokens),
+            str(payload.get("model") or self.model),
+            0.0,
+            (),
+            estimated,
+            str(choice.get("finish_reason") or ""),
+        )
 
 
 def _error_detail(response: httpx.Response) -> str:
