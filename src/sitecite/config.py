@@ -26,8 +26,12 @@ class _Strict(BaseModel):
 
 
 class LLMSettings(_Strict):
-    """One OpenAI-compatible chat-completions provider, plus the chain of fallbacks after it."""
+    """One OpenAI-compatible chat-completions provider, plus the chain of fallbacks after it.
 
+    `provider` names a known service (groq, openai, gemini, ollama, ...) instead of a base_url;
+    `support_threshold` overrides the calibrated sentence-support threshold of verification."""
+
+    provider: str = ""
     base_url: str = ""
     model: str = ""
     api_key: str = ""
@@ -42,6 +46,7 @@ class LLMSettings(_Strict):
     breaker_failures: int = Field(3, ge=1)
     breaker_cooldown_seconds: float = Field(60.0, ge=0)
     verify_policy: Literal["drop", "fallback", "refuse"] = "drop"
+    support_threshold: float | None = Field(None, ge=0.0, le=1.0)
 
 
 class JudgeSettings(_Strict):
@@ -73,6 +78,10 @@ class IndexSettings(_Strict):
 
 
 class ServeSettings(_Strict):
+    """The HTTP server. A rate limit, cache TTL or cache size of 0 turns that feature off;
+    `trusted_proxies` (addresses or CIDR ranges) are the only peers whose `proxy_header` is
+    believed; `workers` threads run inference, each torch call on `torch_threads` threads."""
+
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=0, le=65535)
     rate_limit_per_minute: float = Field(20, ge=0)
@@ -85,6 +94,7 @@ class ServeSettings(_Strict):
     proxy_header: str = "x-forwarded-for"
     torch_threads: int = Field(1, ge=1)
     workers: int = Field(2, ge=1)
+    index_poll_seconds: float = Field(1.0, gt=0)
 
 
 class EvalSettings(_Strict):

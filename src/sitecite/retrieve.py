@@ -22,7 +22,7 @@ from sitecite.text import bm25_tokens
 from sitecite.types import Hit
 
 # Used only until `sitecite calibrate` has stored a threshold for the embedder.
-DEFAULT_SECTION_THRESHOLD = 0.25
+DEFAULT_SECTION_THRESHOLD = 0.26
 
 
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:

@@ -134,9 +134,13 @@ class Check:
     name: str
     passed: bool
     detail: str = ""
+    data: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {"passed": self.passed, "detail": self.detail}
+        out: dict[str, Any] = {"passed": self.passed, "detail": self.detail}
+        if self.data:
+            out["data"] = self.data
+        return out
 
 
 @dataclass(frozen=True, slots=True)

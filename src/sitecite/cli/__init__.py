@@ -128,7 +128,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
     engine = Engine.load(args.index, _settings(args))
     report = calibrate(engine, questions=args.questions, false_accept=args.false_accept,
-                       store=not args.dry_run)
+                       support_false_accept=args.support_false_accept, store=not args.dry_run)
     print(report.to_text())
     if args.json:
         print(json.dumps(report.to_json()))
@@ -186,8 +186,11 @@ def build_parser() -> argparse.ArgumentParser:
                                            "headings) and the bundled off-topic list; store thresholds.")
     calibrate.add_argument("--index", required=True)
     calibrate.add_argument("--questions", help="question set (DESIGN.md format) for on-topic questions")
-    calibrate.add_argument("--false-accept", type=float, default=0.05,
-                           help="target false-accept rate when the distributions overlap (default 0.05)")
+    calibrate.add_argument("--false-accept", type=float, default=0.2,
+                           help="target false-accept rate of the section gate when the distributions overlap (default 0.2)")
+    calibrate.add_argument("--support-false-accept", type=float, default=0.05,
+                           help="share of should-refuse questions (question set and off-topic list) "
+                                "that may still get an answer (default 0.05)")
     calibrate.add_argument("--dry-run", action="store_true", help="print, do not store in the manifest")
     calibrate.add_argument("--json", action="store_true")
 

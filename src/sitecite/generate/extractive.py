@@ -26,10 +26,11 @@ from sitecite.screen import has_answer_kind
 from sitecite.text import STOPWORDS, stem, words
 from sitecite.types import Check, Draft
 
-DEFAULT_SENTENCE_THRESHOLD = 0.25
-DEFAULT_COVERAGE_THRESHOLD = 0.45
+DEFAULT_SENTENCE_THRESHOLD = 0.0
+DEFAULT_COVERAGE_THRESHOLD = 0.51
 COVERAGE_WEIGHT = 0.5
 SECOND_SENTENCE_MARGIN = 0.08
+CALIBRATION_PAIRS = 30  # (cosine, coverage) of the top sentences, kept for `sitecite calibrate`
 # Words that frame a question rather than say what it is about.
 QUESTION_WORDS = frozenset(
     """what which who whom whose when where why how does did do is are was were can could would
@@ -137,7 +138,8 @@ class ExtractiveGenerator(Generator):
         detail = (f"top sentence cosine {top.cosine:.3f}, coverage {top.coverage:.2f}; thresholds "
                   f"{self.sentence_threshold:.3f} and {self.coverage_threshold:.2f}; "
                   f"{len(supported)} sentence(s) clear both" if top else "no sentences in the admitted sections")
-        checks.append(Check("support", bool(supported), detail))
+        pairs = [[round(s.cosine, 4), round(s.coverage, 4)] for s in ranked[:CALIBRATION_PAIRS]]
+        checks.append(Check("support", bool(supported), detail, {"pairs": pairs}))
         if not supported:
             return self._refuse("low_support", checks)
 
