@@ -263,3 +263,23 @@ def test_fail_under_and_junit(index_copy: Path, hash_engine: Engine, tmp_path: P
     assert [c.get("name") for c in cases] == [q.id for q in questions.questions]
     assert int(suite.get("failures", "0")) == sum(not q["passed"] for q in report.questions)
     assert all(c.get("classname", "").startswith("sitecite.") for c in cases)
+
+
+def test_judge_failures_are_counted_not_skipped(index_copy: Path, hash_engine: Engine) -> None:
+    from scripted_llm import Reply, ScriptedLLM
+
+    from sitecite.generate.client import ChatClient
+
+    verdict = {"faithful": True, "hallucinated_claims": [], "correctly_refused": True, "rationale": "ok"}
+    questions = small_set(hash_engine, ("a-10", "a-11", "a-12"))
+    with ScriptedLLM(default=Reply("I refuse to answer in JSON")) as server:
+        server.push(Reply(json.dumps(verdict)))
+        judge = Judge(ChatClient(server.base_url, "judge-model", retries=0))
+        with RunStore.for_index(index_copy) as store:
+            report = Runner(hash_engine, store, judge).run(questions)
+    judged = report.summary["judge"]
+    assert judged["graded"] == 1 and judged["could_not_grade"] == 2
+    assert judged["could_not_grade_ids"] == ["a-11", "a-12"]
+    assert report.questions[1]["judge"]["could_not_grade"] is True
+    html = report.to_html()
+    assert "judge could not grade" in html and "judge-model" in html

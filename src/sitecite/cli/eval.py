@@ -95,7 +95,9 @@ def _run(args: argparse.Namespace) -> int:
     console = Console(stderr=False, width=max(100, Console().width))
     console.print(report.to_table())
     if report.run.get("resumed"):
-        console.print(f"resumed run {report.run['id']}")
+        print(f"resumed run {report.run['id']}")
+    elif args.resume:
+        print("no interrupted run of this question set with these settings; ran a new one")
     if args.out:
         Path(args.out).write_text(json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n",
                                   encoding="utf-8")

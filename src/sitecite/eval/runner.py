@@ -29,6 +29,9 @@ from sitecite.pipeline import Engine, answer
 
 Progress = Callable[[int, int, dict[str, Any]], None]
 AUTO = "auto"
+# What decides a run's results: a run is resumed only under the same values of all of these.
+FINGERPRINT = ("git_commit", "index", "embedder", "generator", "judge", "threshold", "sentence_threshold", "k",
+               "question_set_digest", "repeat", "retrieve", "max_answer_sentences")
 
 
 @dataclasses.dataclass
@@ -46,7 +49,7 @@ class Runner:
         if repeat < 1:
             raise SiteciteError(f"--repeat must be 1 or more, got {repeat}")
         info = self.run_info(question_set, repeat)
-        fingerprint = _digest({k: v for k, v in info.items() if k != "started"})
+        fingerprint = _digest({k: info[k] for k in FINGERPRINT})
         previous = self.store.resumable(question_set.digest, fingerprint) if resume else None
         if previous is not None:
             run_id, info = previous["id"], previous["info"]
