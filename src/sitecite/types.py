@@ -226,3 +226,14 @@ class Answer:
             "refusal_reason": self.refusal_reason,
             "tokens": dict(self.tokens),
         }
+
+    def to_text(self) -> str:
+        """The answer as a person reads it in a terminal: text, numbered links, the score."""
+        if self.refused:
+            return self.answer
+        lines = [self.answer, ""]
+        for citation in self.citations:
+            where = f"{citation.title} › {citation.heading}" if citation.heading else citation.title
+            lines.append(f"[{citation.n}] {where} — {citation.url}")
+        lines.append(f"({self.score_label}: {self.score:.2f})")
+        return "\n".join(lines)

@@ -103,22 +103,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
         return 0
-    print(render_answer(result))
+    print(result.to_text())
     if args.trace:
         print(json.dumps(trace.to_json(), ensure_ascii=False, indent=2))
     return 0
-
-
-def render_answer(result: Any) -> str:
-    lines = [result.answer]
-    if result.refused:
-        return "\n".join(lines)
-    lines.append("")
-    for citation in result.citations:
-        where = f"{citation.title} › {citation.heading}" if citation.heading else citation.title
-        lines.append(f"[{citation.n}] {where} — {citation.url}")
-    lines.append(f"({result.score_label}: {result.score:.2f})")
-    return "\n".join(lines)
 
 
 @command("calibrate")

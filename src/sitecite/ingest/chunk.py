@@ -39,7 +39,8 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
         slugger.slug(str(page.metadata["first_h1"]))
     headed = [b for b in page.blocks if b.level > 0]
     slugs = [slugger.slug(b.heading) if b.level > 0 else "" for b in page.blocks]
-    address = page_url(base_url, route, page.id)
+    # Profile facts have no page of their own: their links point at the site's home page.
+    address = f"{base_url.rstrip('/')}/" if page.kind == "facts" else page_url(base_url, route, page.id)
     sections: list[Section] = []
 
     intro = [b for b in page.blocks if b.level == 0]
