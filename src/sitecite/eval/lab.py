@@ -125,9 +125,11 @@ def _summary_section(summary: dict[str, Any]) -> str:
                      f'{latency["p50"]:.0f} / {latency["p95"]:.0f} ms</div><div class=ci>mean {latency["mean"]:.1f} ms '
                      f'(95%: {latency["low"]:.1f}–{latency["high"]:.1f})</div></div>')
     if tokens.get("prompt_mean") is not None:
+        spent = tokens["prompt_total"] or tokens["output_total"]
         cards.append(f'<div class=card><div class=name>tokens prompt / output</div><div class=value>'
-                     f'{tokens["prompt_mean"]:.0f} / {tokens["output_mean"]:.0f}</div><div class=ci>mean per answer'
-                     f' · total {tokens["prompt_total"]} / {tokens["output_total"]}</div></div>')
+                     f'{tokens["prompt_mean"]:.0f} / {tokens["output_mean"]:.0f}</div><div class=ci>'
+                     + (f'mean per answer · total {tokens["prompt_total"]} / {tokens["output_total"]}' if spent
+                        else "no language model was called") + "</div></div>")
     flaky = summary.get("flaky") or []
     extra = (f'<p class=warn>Flaky (passed some repeats, failed others): {escape(", ".join(flaky))}</p>'
              if flaky else "")
