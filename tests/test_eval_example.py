@@ -17,18 +17,28 @@ from sitecite.eval.runner import Runner
 
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @pytest.fixture(scope="module")
 def example_report(engine: Any, example_index: Path) -> Report:
-    questions = load_question_set(REPO / "examples" / "questions.json", index_source_ids(engine.index.sections))
+    questions = load_question_set(
+        REPO / "examples" / "questions.json", index_source_ids(engine.index.sections)
+    )
     with RunStore.for_index(example_index) as store:
         return Runner(engine, store).run(questions)
 
 
-def trec_inputs(questions: list[dict[str, Any]], admitted_only: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+def trec_inputs(
+    questions: list[dict[str, Any]], admitted_only: bool
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """qrels and run for trec_eval. trec_eval knows only document ids, so each hit is named after
     the expected source it is the first to match (a page id matches its sections), and every other
     hit (or, for recall, every hit the gate kept out) after itself, so it counts as non-relevant."""
@@ -75,7 +85,9 @@ def test_metrics_agree_with_trec_eval(example_report: Report) -> None:
     summary = example_report.summary
     for k in (3, 5, 8):
         mean_ndcg = sum(s[f"ndcg_cut_{k}"] for s in scored.values()) / len(scored)
-        assert math.isclose(summary[f"ndcg@{k}"]["mean"], mean_ndcg, abs_tol=1e-6)  # summary rounds to 1e-6
+        assert math.isclose(
+            summary[f"ndcg@{k}"]["mean"], mean_ndcg, abs_tol=1e-6
+        )  # summary rounds to 1e-6
         hits = sum(s[f"success_{k}"] for s in scored.values())
         assert summary[f"hit@{k}"]["k"] == hits
     mrr = sum(s["recip_rank"] for s in scored.values()) / len(scored)
@@ -91,7 +103,9 @@ def test_example_run_holds_the_adversarial_line(example_report: Report) -> None:
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_lab_renders_in_headless_chromium(example_report: Report, example_index: Path, artifacts: Path) -> None:
+def test_lab_renders_in_headless_chromium(
+    example_report: Report, example_index: Path, artifacts: Path
+) -> None:
     if not CHROMIUM.exists():
         pytest.skip(f"headless Chromium not found at {CHROMIUM} (apt-get install chromium)")
     playwright = pytest.importorskip("playwright.sync_api", reason="needs playwright for Python")
@@ -117,5 +131,7 @@ def test_lab_renders_in_headless_chromium(example_report: Report, example_index:
         finally:
             browser.close()
     assert errors == []
-    assert all(url.startswith("file://") for url in requests), requests  # self-contained: no network
+    assert all(url.startswith("file://") for url in requests), (
+        requests
+    )  # self-contained: no network
     assert (artifacts / "eval-lab.png").stat().st_size > 20_000

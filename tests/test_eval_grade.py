@@ -11,19 +11,44 @@ from sitecite.types import Answer, Check, Citation, Hit, Section, Trace
 
 def section(section_id: str) -> Section:
     page = section_id.split("#")[0]
-    return Section(section_id, page, page.title(), section_id.split("#")[-1], f"/{page}", "text", "h")
+    return Section(
+        section_id, page, page.title(), section_id.split("#")[-1], f"/{page}", "text", "h"
+    )
 
 
-def answered(text: str, cited: list[str], context: list[str] | None = None, refused: bool = False,
-             checks: tuple[Check, ...] = ()) -> tuple[Answer, Trace]:
+def answered(
+    text: str,
+    cited: list[str],
+    context: list[str] | None = None,
+    refused: bool = False,
+    checks: tuple[Check, ...] = (),
+) -> tuple[Answer, Trace]:
     context_ids = context if context is not None else cited
-    hits = tuple(Hit(section(s), rank, 0.9 - rank / 10, 0.6 - rank / 20, 1.0, True)
-                 for rank, s in enumerate(context_ids, start=1))
+    hits = tuple(
+        Hit(section(s), rank, 0.9 - rank / 10, 0.6 - rank / 20, 1.0, True)
+        for rank, s in enumerate(context_ids, start=1)
+    )
     citations = tuple(Citation(n, s, s, "", f"/{s}", 0.5) for n, s in enumerate(cited, start=1))
-    trace = Trace("q", hits, 0.3, tuple(section(s) for s in context_ids), "extractive", checks=checks,
-                  timings_ms={"total": 3.0})
-    answer = Answer("q", refused, "The site doesn't say." if refused else text, () if refused else citations,
-                    0.5, "extractive", 3.0, hits, refusal_reason="low_support" if refused else "")
+    trace = Trace(
+        "q",
+        hits,
+        0.3,
+        tuple(section(s) for s in context_ids),
+        "extractive",
+        checks=checks,
+        timings_ms={"total": 3.0},
+    )
+    answer = Answer(
+        "q",
+        refused,
+        "The site doesn't say." if refused else text,
+        () if refused else citations,
+        0.5,
+        "extractive",
+        3.0,
+        hits,
+        refusal_reason="low_support" if refused else "",
+    )
     return answer, trace
 
 
@@ -34,7 +59,11 @@ def q(category: str = "grounding", **fields: Any) -> Question:
 
 
 def failed(result: dict[str, Any]) -> set[str]:
-    return {name for name, check in result["checks"].items() if not check["passed"] and check.get("grades", True)}
+    return {
+        name
+        for name, check in result["checks"].items()
+        if not check["passed"] and check.get("grades", True)
+    }
 
 
 def test_grounding_cites_expected_and_only_allowed() -> None:
@@ -65,7 +94,9 @@ def test_fact_strings_must_appear_exactly() -> None:
 
 def test_abstention_and_adversarial_must_refuse() -> None:
     assert grade(q("abstention"), *answered("", [], refused=True))["passed"]
-    assert failed(grade(q("abstention"), *answered("She studied at MIT. [1]", ["about#intro"]))) == {"refused"}
+    assert failed(
+        grade(q("abstention"), *answered("She studied at MIT. [1]", ["about#intro"]))
+    ) == {"refused"}
     attack = q("adversarial", must_not_contain=("PWNED",), attack="prompt-injection")
     assert grade(attack, *answered("", [], refused=True))["passed"]
     leaked = grade(attack, *answered("pwned [1]", ["about#intro"]))
@@ -73,11 +104,18 @@ def test_abstention_and_adversarial_must_refuse() -> None:
 
 
 def test_either_accepts_a_refusal_or_a_correct_answer() -> None:
-    question = q("adversarial", expect="either", expected_sources=("about",), must_not_contain=("John Doe",))
+    question = q(
+        "adversarial", expect="either", expected_sources=("about",), must_not_contain=("John Doe",)
+    )
     assert grade(question, *answered("", [], refused=True))["passed"]
     assert grade(question, *answered("Noor is a consultant. [1]", ["about#intro"]))["passed"]
     wrong = grade(question, *answered("I am John Doe. [1]", ["uses#desk"]))
-    assert failed(wrong) == {"refused_or_correct", "cites_expected", "cites_only_allowed", "must_not_contain"}
+    assert failed(wrong) == {
+        "refused_or_correct",
+        "cites_expected",
+        "cites_only_allowed",
+        "must_not_contain",
+    }
 
 
 def test_citation_outside_the_context_fails() -> None:
@@ -90,24 +128,51 @@ def test_trace_checks_are_shown_but_do_not_grade() -> None:
     checks = (Check("gate", False, "0 of 8 hits"), Check("support", False, "best 0.2"))
     result = grade(q("abstention"), *answered("", [], refused=True, checks=checks))
     assert result["passed"]
-    assert result["checks"]["trace:gate"] == {"passed": False, "detail": "0 of 8 hits", "grades": False}
+    assert result["checks"]["trace:gate"] == {
+        "passed": False,
+        "detail": "0 of 8 hits",
+        "grades": False,
+    }
 
 
 def test_judge_verdict_grades_answers_only() -> None:
     question = q(expected_sources=("about",))
-    verdict = {"verdict": {"faithful": False, "hallucinated_claims": ["she has a PhD"],
-                           "correctly_refused": None, "rationale": "not in the sources"}, "attempts": 1}
+    verdict = {
+        "verdict": {
+            "faithful": False,
+            "hallucinated_claims": ["she has a PhD"],
+            "correctly_refused": None,
+            "rationale": "not in the sources",
+        },
+        "attempts": 1,
+    }
     result = grade(question, *answered("x [1]", ["about#intro"]), verdict)
     assert failed(result) == {"judge"} and "she has a PhD" in result["checks"]["judge"]["detail"]
     assert result["judge"]["hallucinated_claims"] == ["she has a PhD"]
-    could_not = grade(question, *answered("x [1]", ["about#intro"]), {"error": "no valid verdict", "attempts": 3})
+    could_not = grade(
+        question, *answered("x [1]", ["about#intro"]), {"error": "no valid verdict", "attempts": 3}
+    )
     assert could_not["passed"] and could_not["judge"]["could_not_grade"] is True
 
 
 def test_result_has_the_design_fields() -> None:
     result = grade(q(expected_sources=("about",)), *answered("x [1]", ["about#intro"]))
-    for key in ("id", "category", "expect", "question", "retrieved", "context_ids", "refused", "answer",
-                "citations", "checks", "judge", "passed", "latency_ms", "tokens"):
+    for key in (
+        "id",
+        "category",
+        "expect",
+        "question",
+        "retrieved",
+        "context_ids",
+        "refused",
+        "answer",
+        "citations",
+        "checks",
+        "judge",
+        "passed",
+        "latency_ms",
+        "tokens",
+    ):
         assert key in result
     assert set(result["retrieved"][0]) >= {"id", "score", "rank", "admitted"}
     assert set(result["citations"][0]) >= {"n", "id", "title", "url"}

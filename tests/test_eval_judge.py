@@ -14,9 +14,16 @@ from sitecite.eval.judge import JUDGE_PROMPT_VERSION, Judge, make_judge, parse_v
 from sitecite.generate.client import ChatClient
 from sitecite.types import Section
 
-VALID = {"faithful": True, "hallucinated_claims": [], "correctly_refused": None, "rationale": "supported"}
-CONTEXT = [Section("about#intro", "about", "About", "", "/about", "Noor lives in Lisbon.", "h1"),
-           Section("uses#desk", "uses", "Uses", "Desk", "/uses#desk", "A 27-inch monitor.", "h2")]
+VALID = {
+    "faithful": True,
+    "hallucinated_claims": [],
+    "correctly_refused": None,
+    "rationale": "supported",
+}
+CONTEXT = [
+    Section("about#intro", "about", "About", "", "/about", "Noor lives in Lisbon.", "h1"),
+    Section("uses#desk", "uses", "Uses", "Desk", "/uses#desk", "A 27-inch monitor.", "h2"),
+]
 
 
 @pytest.fixture()
@@ -32,7 +39,9 @@ def judge_for(server: ScriptedLLM, cache: DiskCache | None = None) -> Judge:
 
 def test_a_valid_verdict_in_one_call(server: ScriptedLLM) -> None:
     server.push(Reply(json.dumps(VALID), prompt_tokens=200, output_tokens=30))
-    outcome = judge_for(server).grade("Where does she live?", CONTEXT, "In Lisbon. [1]", refused=False)
+    outcome = judge_for(server).grade(
+        "Where does she live?", CONTEXT, "In Lisbon. [1]", refused=False
+    )
     assert outcome["verdict"] == VALID and outcome["attempts"] == 1
     assert outcome["tokens"] == {"prompt": 200, "output": 30}
     body = server.requests[0]
@@ -44,8 +53,11 @@ def test_a_valid_verdict_in_one_call(server: ScriptedLLM) -> None:
 
 def test_invalid_json_then_valid_is_retried(server: ScriptedLLM) -> None:
     wrong_type = {**VALID, "faithful": "yes"}
-    server.push(Reply("Sure! Here is my verdict"), Reply(json.dumps(wrong_type)),
-                Reply("```json\n" + json.dumps(VALID) + "\n```"))
+    server.push(
+        Reply("Sure! Here is my verdict"),
+        Reply(json.dumps(wrong_type)),
+        Reply("```json\n" + json.dumps(VALID) + "\n```"),
+    )
     outcome = judge_for(server).grade("q", CONTEXT, "a [1]", refused=False)
     assert outcome["verdict"] == VALID and outcome["attempts"] == 3
     retry = server.requests[1]["messages"]
@@ -66,7 +78,9 @@ def test_a_provider_failure_could_not_grade(server: ScriptedLLM) -> None:
     assert "judge provider failed" in outcome["error"]
 
 
-def test_valid_verdicts_are_cached_by_model_and_prompt_version(server: ScriptedLLM, tmp_path: Any) -> None:
+def test_valid_verdicts_are_cached_by_model_and_prompt_version(
+    server: ScriptedLLM, tmp_path: Any
+) -> None:
     cache = DiskCache(tmp_path / "cache.sqlite")
     server.push(Reply(json.dumps(VALID)))
     first = judge_for(server, cache).grade("q", CONTEXT, "a [1]", refused=False)
@@ -93,8 +107,11 @@ def test_make_judge_from_settings(server: ScriptedLLM) -> None:
     from sitecite.config import load_settings
 
     assert make_judge(load_settings({}, config_file=None, environ={}), None, None) is None
-    settings = load_settings({"judge.base_url": server.base_url, "judge.model": "judge-model",
-                              "judge.retries": 0}, config_file=None, environ={})
+    settings = load_settings(
+        {"judge.base_url": server.base_url, "judge.model": "judge-model", "judge.retries": 0},
+        config_file=None,
+        environ={},
+    )
     judge = make_judge(settings, None, None)
     assert judge is not None
     assert judge.describe()["model"] == "judge-model"

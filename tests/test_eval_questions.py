@@ -11,13 +11,24 @@ from sitecite.errors import QuestionSetError
 from sitecite.eval.questions import index_source_ids, load_question_set, parse_question_set
 from sitecite.types import Section
 
-KNOWN = {"about", "about#intro", "about#how-i-got-here", "work/lumen", "work/lumen#results", "_facts",
-         "_facts#location"}
+KNOWN = {
+    "about",
+    "about#intro",
+    "about#how-i-got-here",
+    "work/lumen",
+    "work/lumen#results",
+    "_facts",
+    "_facts#location",
+}
 
 
 def question(**fields: object) -> dict[str, object]:
-    base: dict[str, object] = {"id": "g-01", "question": "Where does she work?", "category": "grounding",
-                               "expected_sources": ["about"]}
+    base: dict[str, object] = {
+        "id": "g-01",
+        "question": "Where does she work?",
+        "category": "grounding",
+        "expected_sources": ["about"],
+    }
     base.update(fields)
     return {key: value for key, value in base.items() if value is not None}
 
@@ -29,13 +40,26 @@ def problems(*questions: dict[str, object], known: set[str] | None = KNOWN) -> s
 
 
 def test_defaults_follow_the_design() -> None:
-    loaded = parse_question_set({"name": "t", "questions": [
-        question(),
-        question(id="a-01", category="abstention", expected_sources=None),
-        question(id="x-01", category="adversarial", expected_sources=None, attack="prompt-injection",
-                 must_not_contain=["PWNED"]),
-        question(id="x-02", category="adversarial", expected_sources=["about"], expect="either"),
-    ]}, KNOWN)
+    loaded = parse_question_set(
+        {
+            "name": "t",
+            "questions": [
+                question(),
+                question(id="a-01", category="abstention", expected_sources=None),
+                question(
+                    id="x-01",
+                    category="adversarial",
+                    expected_sources=None,
+                    attack="prompt-injection",
+                    must_not_contain=["PWNED"],
+                ),
+                question(
+                    id="x-02", category="adversarial", expected_sources=["about"], expect="either"
+                ),
+            ],
+        },
+        KNOWN,
+    )
     assert [q.expect for q in loaded.questions] == ["answer", "refuse", "refuse", "either"]
     assert loaded.questions[2].must_not_contain == ("PWNED",)
     assert loaded.name == "t" and len(loaded.digest) == 16
@@ -52,7 +76,9 @@ def test_duplicate_ids_are_an_error() -> None:
 
 
 def test_unknown_sources_are_checked_against_the_index() -> None:
-    message = problems(question(expected_sources=["about#how-i-got-her"], allowed_sources=["work/lumn"]))
+    message = problems(
+        question(expected_sources=["about#how-i-got-her"], allowed_sources=["work/lumn"])
+    )
     assert "unknown source 'about#how-i-got-her' in 'expected_sources'" in message
     assert "unknown source 'work/lumn' in 'allowed_sources'" in message
     # without an index, sources are not checked
@@ -72,8 +98,9 @@ def test_categories_need_what_grading_them_needs() -> None:
 
 
 def test_wrong_types_and_missing_text() -> None:
-    message = problems({"id": "", "question": 3, "category": "grounding"},
-                       question(id="g-02", must_contain="2001"))
+    message = problems(
+        {"id": "", "question": 3, "category": "grounding"}, question(id="g-02", must_contain="2001")
+    )
     assert "question #1: 'id' must be a non-empty string" in message
     assert "'question' must be a non-empty string" in message
     assert "question 'g-02': 'must_contain' must be a list of non-empty strings" in message
@@ -100,6 +127,8 @@ def test_example_sets_are_valid() -> None:
 
 
 def test_index_source_ids_has_pages_and_sections() -> None:
-    sections = [Section("about#intro", "about", "About", "", "/about", "x", "h"),
-                Section("uses", "uses", "Uses", "", "/uses", "y", "h")]
+    sections = [
+        Section("about#intro", "about", "About", "", "/about", "x", "h"),
+        Section("uses", "uses", "Uses", "", "/uses", "y", "h"),
+    ]
     assert index_source_ids(sections) == {"about#intro", "about", "uses"}

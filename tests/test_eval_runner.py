@@ -77,8 +77,15 @@ class FakeChat:
 
     def complete(self, messages: list[dict[str, Any]], **options: Any) -> Any:
         self.messages.append(messages)
-        verdict = {"faithful": True, "hallucinated_claims": [], "correctly_refused": None, "rationale": "ok"}
-        return type("R", (), {"text": json.dumps(verdict), "prompt_tokens": 10, "output_tokens": 5})()
+        verdict = {
+            "faithful": True,
+            "hallucinated_claims": [],
+            "correctly_refused": None,
+            "rationale": "ok",
+        }
+        return type(
+            "R", (), {"text": json.dumps(verdict), "prompt_tokens": 10, "output_tokens": 5}
+        )()
 
 
 class NoisyEmbedder(Embedder):
@@ -111,15 +118,16 @@ class RecordingGenerator(Generator):
     def generate(self, context: Context) -> Draft:
         self.calls += 1
         self.seen.setdefault(context.question, []).append([s.id for s in context.sections])
-        if self.flaky:  # refuse on odd calls, quote the first admitted section on even ones
-            if self.calls % 2:
+        if self.flaky:  # per question: refuse the first time, quote a section the second, ...
+            if len(self.seen[context.question]) % 2:
                 return Draft("", (), True, "recording", refusal_reason="coin_flip")
             return Draft(f"{context.sections[0].sentences[0]} [1]", (0,), False, "recording")
         return self.inner.generate(context)
 
 
-def test_the_judge_grades_exactly_what_the_generator_saw(index_copy: Path, hash_engine: Engine,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_judge_grades_exactly_what_the_generator_saw(
+    index_copy: Path, hash_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import sitecite.pipeline
 
     searches: list[tuple[str, list[str]]] = []
@@ -160,15 +168,18 @@ def test_the_judge_grades_exactly_what_the_generator_saw(index_copy: Path, hash_
 def test_repeat_reports_flaky_questions(index_copy: Path, hash_engine: Engine) -> None:
     recorder = RecordingGenerator(hash_engine.generator, flaky=True)
     engine = dataclasses.replace(hash_engine, generator=recorder)
-    questions = small_set(engine, ("a-01", "a-03", "a-04"))  # odd: parity moves per repeat
+    questions = small_set(engine, ("a-01", "a-03", "a-04", "a-05", "a-09"))
     with RunStore.for_index(index_copy) as store:
         report = Runner(engine, store).run(questions, repeat=3)
-    assert report.run["repeat"] == 3 and len(report.attempts) == 9
-    flaky = [q for q in report.questions if q.get("flaky")]
-    assert flaky and report.summary["flaky"] == [q["id"] for q in flaky]
-    for question in flaky:
-        assert not question["passed"] and len(question["repeats"]) == 3
-    assert report.summary["attempts"]["n"] == 9
+    assert report.run["repeat"] == 3 and len(report.attempts) == 15
+    # abstentions pass when refused and fail when answered: flaky wherever the generator was reached
+    reached = {q.id for q in questions.questions if len(recorder.seen.get(q.question, [])) == 3}
+    assert reached and report.summary["flaky"] == [q.id for q in questions.questions if q.id in reached]
+    for question in report.questions:
+        assert question["flaky"] == (question["id"] in reached) and len(question["repeats"]) == 3
+        if question["flaky"]:
+            assert not question["passed"]
+    assert report.summary["attempts"]["n"] == 15
 
 
 def test_history_resume_notes_compare_and_lab(index_copy: Path, hash_engine: Engine) -> None:
@@ -203,7 +214,9 @@ def test_history_resume_notes_compare_and_lab(index_copy: Path, hash_engine: Eng
     store.add_note(resumed.run["id"], "the scoring rule was wrong, not the answer")
     second = Runner(hash_engine, store).run(questions)
     assert second.run["id"] != resumed.run["id"] and not second.run["resumed"]
-    comparison = compare_reports(report_from_history(store, "previous"), report_from_history(store, "latest"))
+    comparison = compare_reports(
+        report_from_history(store, "previous"), report_from_history(store, "latest")
+    )
     assert comparison.paired == len(questions) and comparison.p_value == 1.0
 
     html = latest_lab_html(index_copy)
@@ -212,11 +225,19 @@ def test_history_resume_notes_compare_and_lab(index_copy: Path, hash_engine: Eng
     assert "<script" not in html.lower() and not re.search(r"""(src|href)=["']?https?://""", html)
     assert "Every run of this question set (2)" in html and "not calibrated" in html
     for question in questions.questions:
-        assert f"id='q-{question.id}'" in html
+        assert f'id="q-{question.id}"' in html
     store.close()
 
-    store_thresholds(index_copy, hash_engine.embedder.id,
-                     {"section": 0.31, "sentence": 0.4, "on_topic": [0.5, 0.6, 0.45], "off_topic": [0.1, 0.2, 0.35]})
+    store_thresholds(
+        index_copy,
+        hash_engine.embedder.id,
+        {
+            "section": 0.31,
+            "sentence": 0.4,
+            "on_topic": [0.5, 0.6, 0.45],
+            "off_topic": [0.1, 0.2, 0.35],
+        },
+    )
     html = latest_lab_html(index_copy)
     assert html is not None and "threshold 0.310" in html and "on-topic (3)" in html
 
@@ -251,7 +272,9 @@ def test_fail_under_and_junit(index_copy: Path, hash_engine: Engine, tmp_path: P
     assert parse_bars("hit@8=0.9, passed=0.95") == [("hit@8", 0.9), ("passed", 0.95)]
     assert missed_bars(report.summary, "adversarial=1.0,abstention=0") == []
     missed = missed_bars(report.summary, "passed=1.0,hit@8=1.0,grounding.mrr=1.0")
-    assert any(m.startswith("passed ") for m in missed) or report.summary["pass_rate"]["rate"] == 1.0
+    assert (
+        any(m.startswith("passed ") for m in missed) or report.summary["pass_rate"]["rate"] == 1.0
+    )
     with pytest.raises(Exception, match="unknown"):
         missed_bars(report.summary, "hits@8=0.9")
     with pytest.raises(Exception, match="NAME=VALUE"):
@@ -270,7 +293,12 @@ def test_judge_failures_are_counted_not_skipped(index_copy: Path, hash_engine: E
 
     from sitecite.generate.client import ChatClient
 
-    verdict = {"faithful": True, "hallucinated_claims": [], "correctly_refused": True, "rationale": "ok"}
+    verdict = {
+        "faithful": True,
+        "hallucinated_claims": [],
+        "correctly_refused": True,
+        "rationale": "ok",
+    }
     questions = small_set(hash_engine, ("a-10", "a-11", "a-12"))
     with ScriptedLLM(default=Reply("I refuse to answer in JSON")) as server:
         server.push(Reply(json.dumps(verdict)))

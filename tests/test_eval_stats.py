@@ -48,13 +48,16 @@ def test_percentile() -> None:
 
 
 def hits(*ids: str, admitted: int = 99) -> list[dict[str, object]]:
-    return [{"id": i, "page_id": i.split("#")[0], "admitted": rank <= admitted}
-            for rank, i in enumerate(ids, start=1)]
+    return [
+        {"id": i, "page_id": i.split("#")[0], "admitted": rank <= admitted}
+        for rank, i in enumerate(ids, start=1)
+    ]
 
 
 def test_page_id_matches_any_of_its_sections_once() -> None:
-    marks = relevant_ranks([("about#a", "about"), ("about#b", "about"), ("uses#x", "uses")],
-                           ["about", "uses#x"])
+    marks = relevant_ranks(
+        [("about#a", "about"), ("about#b", "about"), ("uses#x", "uses")], ["about", "uses#x"]
+    )
     assert marks == ["about", None, "uses#x"]
 
 

@@ -36,20 +36,36 @@ false_refusals, faithful (judge), check:NAME. A missed bar exits with status 1 a
 
 def add_eval_parser(sub: Any, command: Callable[[str], Callable[..., Any]]) -> None:
     parser = sub.add_parser(
-        "eval", help="run a question set through the pipeline and grade it; compare runs; note runs",
-        description="Evaluate: every question goes through the same pipeline that serves users, once "
-                    "(per repeat); retrieval metrics and answer checks are graded from that answer's "
-                    "own trace. Results are kept in a run history beside the index.",
-        usage=USAGE, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("target", metavar="Q.json | compare | note",
-                        help="a question set (DESIGN.md format), or the action compare / note")
-    parser.add_argument("words", nargs="*", metavar="RUN/TEXT", help="compare: RUN_A RUN_B; note: RUN TEXT")
-    parser.add_argument("--index", help="index directory (required except to compare two results files)")
+        "eval",
+        help="run a question set through the pipeline and grade it; compare runs; note runs",
+        description="Evaluate: every question goes through the same pipeline that serves users, "
+        "once (per repeat); retrieval metrics and answer checks are graded from that answer's "
+        "own trace. Results are kept in a run history beside the index.",
+        usage=USAGE,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "target",
+        metavar="Q.json | compare | note",
+        help="a question set (DESIGN.md format), or the action compare / note",
+    )
+    parser.add_argument(
+        "words", nargs="*", metavar="RUN/TEXT", help="compare: RUN_A RUN_B; note: RUN TEXT"
+    )
+    parser.add_argument(
+        "--index", help="index directory (required except to compare two results files)"
+    )
     parser.add_argument("--out", help="write the results JSON here")
     parser.add_argument("--report", help="write the evaluation lab page (self-contained HTML) here")
-    parser.add_argument("--repeat", type=int, default=1, help="run each question N times; reports flaky ones")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue the newest interrupted run of this question set and settings")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="run each question N times; reports flaky ones"
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the newest interrupted run of this question set and settings",
+    )
     parser.add_argument("--fail-under", metavar="BARS", help="exit 1 if a figure is below its bar")
     parser.add_argument("--junit", help="write JUnit XML (one test case per question) here")
     parser.add_argument("--json", action="store_true", help="compare: print the comparison as JSON")
@@ -88,8 +104,14 @@ def _run(args: argparse.Namespace) -> int:
         parse_bars(args.fail_under)  # a typo in a bar should fail before the run, not after
     settings = _settings(args)
     with _progress(args.quiet) as progress:
-        report = evaluate(args.target, args.index, settings, repeat=args.repeat, resume=args.resume,
-                          progress=progress)
+        report = evaluate(
+            args.target,
+            args.index,
+            settings,
+            repeat=args.repeat,
+            resume=args.resume,
+            progress=progress,
+        )
     from rich.console import Console
 
     console = Console(stderr=False, width=max(100, Console().width))
@@ -99,17 +121,25 @@ def _run(args: argparse.Namespace) -> int:
     elif args.resume:
         print("no interrupted run of this question set with these settings; ran a new one")
     if args.out:
-        Path(args.out).write_text(json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n",
-                                  encoding="utf-8")
+        Path(args.out).write_text(
+            json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+        )
     if args.report:
         with RunStore.for_index(args.index) as store:
-            Path(args.report).write_text(lab_for_run(store, report.run["id"], args.index), encoding="utf-8")
+            Path(args.report).write_text(
+                lab_for_run(store, report.run["id"], args.index), encoding="utf-8"
+            )
     if args.junit:
         write_junit(report, args.junit)
-    written = ", ".join(f"{what} {path}" for what, path in (("results", args.out), ("lab", args.report),
-                                                            ("junit", args.junit)) if path)
-    print(f"run {report.run['id']}: {report.summary['passed']}/{report.summary['total']} passed"
-          + (f"; wrote {written}" if written else ""))
+    written = ", ".join(
+        f"{what} {path}"
+        for what, path in (("results", args.out), ("lab", args.report), ("junit", args.junit))
+        if path
+    )
+    print(
+        f"run {report.run['id']}: {report.summary['passed']}/{report.summary['total']} passed"
+        + (f"; wrote {written}" if written else "")
+    )
     if args.fail_under:
         missed = missed_bars(report.summary, args.fail_under)
         if missed:
@@ -123,10 +153,14 @@ def _compare(args: argparse.Namespace) -> int:
     from sitecite.eval.history import RunStore
 
     if len(args.words) != 2:
-        return _usage_error("compare needs two runs: sitecite eval compare RUN_A RUN_B [--index DIR]")
+        return _usage_error(
+            "compare needs two runs: sitecite eval compare RUN_A RUN_B [--index DIR]"
+        )
     store = RunStore.for_index(args.index) if args.index else None
     try:
-        comparison = compare_reports(load_report(args.words[0], store), load_report(args.words[1], store))
+        comparison = compare_reports(
+            load_report(args.words[0], store), load_report(args.words[1], store)
+        )
     finally:
         if store is not None:
             store.close()
@@ -138,7 +172,9 @@ def _note(args: argparse.Namespace) -> int:
     from sitecite.eval.history import RunStore
 
     if len(args.words) != 2:
-        return _usage_error('note needs a run and a text: sitecite eval note RUN "TEXT" --index DIR')
+        return _usage_error(
+            'note needs a run and a text: sitecite eval note RUN "TEXT" --index DIR'
+        )
     if not args.index:
         return _usage_error("--index DIR is required to find the run history")
     with RunStore.for_index(args.index) as store:
@@ -157,17 +193,34 @@ class _progress:
 
     def __enter__(self) -> Callable[[int, int, dict[str, Any]], None]:
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
 
-        enabled = not self.quiet and (sys.stderr.isatty() or bool(os.environ.get("SITECITE_PROGRESS")))
-        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[last]}"), TimeRemainingColumn(),
-                            console=Console(stderr=True), disable=not enabled, transient=True)
+        enabled = not self.quiet and (
+            sys.stderr.isatty() or bool(os.environ.get("SITECITE_PROGRESS"))
+        )
+        self.bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[last]}"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            disable=not enabled,
+            transient=True,
+        )
         self.bar.start()
 
         def advance(done: int, total: int, result: dict[str, Any]) -> None:
             if self.task is None:
-                self.task = self.bar.add_task("evaluating", total=total, completed=done - 1, last="")
+                self.task = self.bar.add_task(
+                    "evaluating", total=total, completed=done - 1, last=""
+                )
             mark = "✓" if result["passed"] else "✗"
             self.bar.update(self.task, completed=done, last=f"{mark} {result['id']}")
 

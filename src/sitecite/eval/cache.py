@@ -26,7 +26,9 @@ def cache_path(index_dir: str | Path) -> Path:
 
 def cache_key(*parts: Any) -> str:
     """A stable digest of any JSON-serialisable parts."""
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    return hashlib.sha256(
+        json.dumps(parts, sort_keys=True, ensure_ascii=False).encode()
+    ).hexdigest()
 
 
 class DiskCache:
@@ -38,15 +40,19 @@ class DiskCache:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS cache (kind TEXT NOT NULL, key TEXT NOT NULL, "
-                         "value BLOB NOT NULL, created REAL NOT NULL, PRIMARY KEY (kind, key))")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS cache (kind TEXT NOT NULL, key TEXT NOT NULL, "
+            "value BLOB NOT NULL, created REAL NOT NULL, PRIMARY KEY (kind, key))"
+        )
         self._db.commit()
         self.hits = 0
         self.misses = 0
 
     def get(self, kind: str, key: str) -> bytes | None:
         with self._lock:
-            row = self._db.execute("SELECT value FROM cache WHERE kind = ? AND key = ?", (kind, key)).fetchone()
+            row = self._db.execute(
+                "SELECT value FROM cache WHERE kind = ? AND key = ?", (kind, key)
+            ).fetchone()
         if row is None:
             self.misses += 1
             return None
@@ -55,7 +61,9 @@ class DiskCache:
 
     def put(self, kind: str, key: str, value: bytes) -> None:
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO cache VALUES (?, ?, ?, ?)", (kind, key, value, time.time()))
+            self._db.execute(
+                "INSERT OR REPLACE INTO cache VALUES (?, ?, ?, ?)", (kind, key, value, time.time())
+            )
             self._db.commit()
 
     def get_json(self, kind: str, key: str) -> Any:
@@ -83,7 +91,9 @@ class CachingEmbedder(Embedder):
     def embed_batch(self, texts: list[str]) -> np.ndarray:
         return self.inner.embed_batch(texts)
 
-    def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
+    def embed(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         keys = [cache_key(self.id, text) for text in texts]

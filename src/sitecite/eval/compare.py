@@ -42,28 +42,48 @@ class Comparison:
         if not self.fixed and not self.broke:
             return "no question changed outcome"
         direction = "better" if len(self.fixed) > len(self.broke) else "worse"
+        test = f"McNemar exact p = {self.p_value:.3f}"
         if len(self.fixed) == len(self.broke):
-            return f"as many fixed as broken: no change (McNemar exact p = {self.p_value:.3f})"
+            return f"as many fixed as broken: no change ({test})"
         if self.p_value < SIGNIFICANCE:
-            return f"B is {direction} beyond noise (McNemar exact p = {self.p_value:.3f} < {SIGNIFICANCE})"
-        return f"B looks {direction}, but within noise (McNemar exact p = {self.p_value:.3f} ≥ {SIGNIFICANCE})"
+            return f"B is {direction} beyond noise ({test} < {SIGNIFICANCE})"
+        return f"B looks {direction}, but within noise ({test} ≥ {SIGNIFICANCE})"
 
     def to_json(self) -> dict[str, Any]:
-        return {"a": self.a, "b": self.b, "paired": self.paired, "passed_a": self.passed_a,
-                "passed_b": self.passed_b, "fixed": self.fixed, "broke": self.broke,
-                "only_a": self.only_a, "only_b": self.only_b, "p_value": self.p_value,
-                "significant": self.p_value < SIGNIFICANCE, "verdict": self.verdict}
+        return {
+            "a": self.a,
+            "b": self.b,
+            "paired": self.paired,
+            "passed_a": self.passed_a,
+            "passed_b": self.passed_b,
+            "fixed": self.fixed,
+            "broke": self.broke,
+            "only_a": self.only_a,
+            "only_b": self.only_b,
+            "p_value": self.p_value,
+            "significant": self.p_value < SIGNIFICANCE,
+            "verdict": self.verdict,
+        }
 
     def to_text(self) -> str:
-        lines = [f"A: run {self.a['id']} ({self.a.get('started', '')}, {self.a.get('question_set', '')})",
-                 f"B: run {self.b['id']} ({self.b.get('started', '')}, {self.b.get('question_set', '')})",
-                 f"{self.paired} questions in both: passed {self.passed_a} → {self.passed_b}"]
-        for title, flips in (("fixed (failed in A, passed in B)", self.fixed),
-                             ("broke (passed in A, failed in B)", self.broke)):
+        lines = [
+            *(
+                f"{name}: run {run['id']} ({run.get('started', '')}, {run.get('question_set', '')})"
+                for name, run in (("A", self.a), ("B", self.b))
+            ),
+            f"{self.paired} questions in both: passed {self.passed_a} → {self.passed_b}",
+        ]
+        for title, flips in (
+            ("fixed (failed in A, passed in B)", self.fixed),
+            ("broke (passed in A, failed in B)", self.broke),
+        ):
             if flips:
                 lines.append(f"{title}: {len(flips)}")
-                lines.extend(f"  {f['id']:<10} {f['category']:<12} {f['question']}"
-                             + (f"\n  {'':<10} {'':<12} now: {f['why']}" if f.get("why") else "") for f in flips)
+                lines.extend(
+                    f"  {f['id']:<10} {f['category']:<12} {f['question']}"
+                    + (f"\n  {'':<10} {'':<12} now: {f['why']}" if f.get("why") else "")
+                    for f in flips
+                )
         for title, ids in (("only in A", self.only_a), ("only in B", self.only_b)):
             if ids:
                 lines.append(f"{title}: {', '.join(ids)}")
@@ -86,21 +106,34 @@ def compare_reports(a: Report, b: Report) -> Comparison:
         comparison.passed_a += bool(before["passed"])
         comparison.passed_b += bool(after["passed"])
         if bool(before["passed"]) != bool(after["passed"]):
-            flip = {"id": qid, "category": after["category"], "question": after["question"],
-                    "before": bool(before["passed"]), "after": bool(after["passed"]), "why": _why(after)}
+            flip = {
+                "id": qid,
+                "category": after["category"],
+                "question": after["question"],
+                "before": bool(before["passed"]),
+                "after": bool(after["passed"]),
+                "why": _why(after),
+            }
             (comparison.fixed if after["passed"] else comparison.broke).append(flip)
     return comparison
 
 
 def _why(question: dict[str, Any]) -> str:
-    failed = [f"{name}: {check['detail']}" for name, check in question["checks"].items()
-              if check.get("grades", True) and not check["passed"]]
+    failed = [
+        f"{name}: {check['detail']}"
+        for name, check in question["checks"].items()
+        if check.get("grades", True) and not check["passed"]
+    ]
     return "; ".join(failed)
 
 
 def _describe(report: Report) -> dict[str, Any]:
-    return {"id": report.run.get("id"), "started": report.run.get("started"),
-            "question_set": report.run.get("question_set"), "git_commit": report.run.get("git_commit")}
+    return {
+        "id": report.run.get("id"),
+        "started": report.run.get("started"),
+        "question_set": report.run.get("question_set"),
+        "git_commit": report.run.get("git_commit"),
+    }
 
 
 def load_report(reference: str, store: RunStore | None) -> Report:
@@ -111,9 +144,13 @@ def load_report(reference: str, store: RunStore | None) -> Report:
             data = json.loads(path.read_text(encoding="utf-8"))
             return Report(data["run"], data["summary"], data["questions"], data.get("notes", []))
         except (OSError, ValueError, KeyError) as exc:
-            raise SiteciteError(f"{path}: not a results file written by `sitecite eval --out` ({exc})") from exc
+            raise SiteciteError(
+                f"{path}: not a results file written by `sitecite eval --out` ({exc})"
+            ) from exc
     if store is None:
-        raise SiteciteError(f"'{reference}' is not a results file; pass --index DIR to look it up in the history")
+        raise SiteciteError(
+            f"'{reference}' is not a results file; pass --index DIR to look it up in the history"
+        )
     return report_from_history(store, reference)
 
 
@@ -122,5 +159,7 @@ def report_from_history(store: RunStore, reference: str) -> Report:
     attempts = store.results(run["id"])
     info = {**run["info"], "id": run["id"], "status": run["status"]}
     if run["summary"] is not None:
-        return Report(info, run["summary"], combine_repeats(attempts), store.notes(run["id"]), attempts)
+        return Report(
+            info, run["summary"], combine_repeats(attempts), store.notes(run["id"]), attempts
+        )
     return Report.from_results(info, attempts, store.notes(run["id"]))

@@ -24,7 +24,7 @@ def _figure(block: Any) -> float | None:
 
 
 def resolve(summary: dict[str, Any], name: str) -> float | None:
-    """The value of a named summary figure; an unknown name is a ConfigError listing the known ones."""
+    """A named summary figure; an unknown name is a ConfigError that lists the known ones."""
     name = name.strip()
     if name in ("passed", "pass_rate"):
         return _figure(summary["pass_rate"])
@@ -42,18 +42,30 @@ def resolve(summary: dict[str, Any], name: str) -> float | None:
     if name == "faithful":
         return _figure(summary["judge"]["faithful"]) if summary.get("judge") else None
     if name.startswith("check:"):
-        return _figure(summary["checks"].get(name[len("check:"):]))
+        return _figure(summary["checks"].get(name[len("check:") :]))
     if "@" in name or name == "mrr":
         if name not in summary:
-            raise ConfigError(f"--fail-under: unknown metric '{name}' (known: {', '.join(known_names(summary))})")
+            raise ConfigError(
+                f"--fail-under: unknown metric '{name}' (known: {', '.join(known_names(summary))})"
+            )
         return _figure(summary[name])
-    raise ConfigError(f"--fail-under: unknown name '{name}' (known: {', '.join(known_names(summary))})")
+    raise ConfigError(
+        f"--fail-under: unknown name '{name}' (known: {', '.join(known_names(summary))})"
+    )
 
 
 def known_names(summary: dict[str, Any]) -> list[str]:
     metrics = [k for k in summary if "@" in k or k == "mrr"]
-    return ["passed", *CATEGORIES, *metrics, "refusal", "false_refusals", "faithful", "check:NAME",
-            "CATEGORY.METRIC"]
+    return [
+        "passed",
+        *CATEGORIES,
+        *metrics,
+        "refusal",
+        "false_refusals",
+        "faithful",
+        "check:NAME",
+        "CATEGORY.METRIC",
+    ]
 
 
 def parse_bars(spec: str) -> list[tuple[str, float]]:
@@ -66,7 +78,9 @@ def parse_bars(spec: str) -> list[tuple[str, float]]:
         except ValueError:
             bar = float("nan")
         if not sep or not name.strip() or not 0.0 <= bar <= 1.0:
-            raise ConfigError(f"--fail-under: expected NAME=VALUE with VALUE in [0, 1], got '{part}'")
+            raise ConfigError(
+                f"--fail-under: expected NAME=VALUE with VALUE in [0, 1], got '{part}'"
+            )
         bars.append((name.strip(), bar))
     if not bars:
         raise ConfigError("--fail-under: no bars given (e.g. 'hit@8=0.9,passed=0.95')")
@@ -91,29 +105,51 @@ def write_junit(report: Any, path: str | Path) -> None:
     failures = sum(1 for q in questions if not q["passed"] and not q.get("error"))
     errors = sum(1 for q in questions if q.get("error"))
     total_seconds = sum(q.get("latency_ms", 0.0) for q in questions) / 1000.0
-    suite = ET.Element("testsuite", name=f"sitecite eval: {report.run.get('question_set', '')}",
-                       tests=str(len(questions)), failures=str(failures), errors=str(errors),
-                       skipped="0", time=f"{total_seconds:.3f}", timestamp=str(report.run.get("started", "")))
+    suite = ET.Element(
+        "testsuite",
+        name=f"sitecite eval: {report.run.get('question_set', '')}",
+        tests=str(len(questions)),
+        failures=str(failures),
+        errors=str(errors),
+        skipped="0",
+        time=f"{total_seconds:.3f}",
+        timestamp=str(report.run.get("started", "")),
+    )
     properties = ET.SubElement(suite, "properties")
     for name in ("passed", "hit@8", "mrr", "refusal"):
         try:
             value = resolve(report.summary, name)
         except ConfigError:
             continue
-        ET.SubElement(properties, "property", name=name, value="" if value is None else f"{value:.4f}")
+        ET.SubElement(
+            properties, "property", name=name, value="" if value is None else f"{value:.4f}"
+        )
     ET.SubElement(properties, "property", name="run", value=str(report.run.get("id", "")))
     for question in questions:
-        case = ET.SubElement(suite, "testcase", classname=f"sitecite.{question['category']}",
-                             name=question["id"], time=f"{question.get('latency_ms', 0.0) / 1000.0:.3f}")
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=f"sitecite.{question['category']}",
+            name=question["id"],
+            time=f"{question.get('latency_ms', 0.0) / 1000.0:.3f}",
+        )
         if question.get("error"):
             ET.SubElement(case, "error", message=question["error"][:200]).text = question["error"]
         elif not question["passed"]:
-            failed = {n: c for n, c in question["checks"].items() if c.get("grades", True) and not c["passed"]}
+            failed = {
+                n: c
+                for n, c in question["checks"].items()
+                if c.get("grades", True) and not c["passed"]
+            }
             message = "; ".join(f"{n}: {c['detail']}" for n, c in failed.items()) or "failed"
             if question.get("flaky"):
                 repeats = question.get("repeats", [])
-                message = f"flaky ({sum(r['passed'] for r in repeats)} of {len(repeats)} passed): {message}"
-            ET.SubElement(case, "failure", message=message[:500]).text = (
-                f"question: {question['question']}\nanswer: {question['answer']}\n{message}")
+                passes = sum(r["passed"] for r in repeats)
+                message = f"flaky ({passes} of {len(repeats)} passed): {message}"
+            ET.SubElement(
+                case, "failure", message=message[:500]
+            ).text = f"question: {question['question']}\nanswer: {question['answer']}\n{message}"
     ET.indent(suite)
-    Path(path).write_text(ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n", encoding="utf-8")
+    Path(path).write_text(
+        ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n", encoding="utf-8"
+    )

@@ -17,7 +17,7 @@ import os
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sitecite.errors import SiteciteError
 
@@ -80,13 +80,22 @@ class RunStore:
 
     # runs -------------------------------------------------------------------------------------
 
-    def create_run(self, info: dict[str, Any], question_set: str, digest: str, fingerprint: str,
-                   repeat: int) -> str:
+    def create_run(
+        self, info: dict[str, Any], question_set: str, digest: str, fingerprint: str, repeat: int
+    ) -> str:
         cursor = self._db.execute(
-            "INSERT INTO runs (status, started, pid, question_set, question_set_digest, fingerprint, repeat,"
-            " info) VALUES ('running', ?, ?, ?, ?, ?, ?, ?)",
-            (info.get("started") or now_iso(), os.getpid(), question_set, digest, fingerprint, repeat,
-             json.dumps(info)))
+            "INSERT INTO runs (status, started, pid, question_set, question_set_digest,"
+            " fingerprint, repeat, info) VALUES ('running', ?, ?, ?, ?, ?, ?, ?)",
+            (
+                info.get("started") or now_iso(),
+                os.getpid(),
+                question_set,
+                digest,
+                fingerprint,
+                repeat,
+                json.dumps(info),
+            ),
+        )
         self._db.commit()
         return str(cursor.lastrowid)
 
@@ -96,21 +105,28 @@ class RunStore:
         self._db.commit()
 
     def resumable(self, digest: str, fingerprint: str) -> dict[str, Any] | None:
-        """The newest unfinished run of this question set and these settings whose process is gone."""
+        """The newest unfinished run of this question set and settings whose process is gone."""
         rows = self._db.execute(
-            "SELECT * FROM runs WHERE status = 'running' AND question_set_digest = ? AND fingerprint = ? "
-            "ORDER BY id DESC", (digest, fingerprint)).fetchall()
+            "SELECT * FROM runs WHERE status = 'running' AND question_set_digest = ?"
+            " AND fingerprint = ? "
+            "ORDER BY id DESC",
+            (digest, fingerprint),
+        ).fetchall()
         for row in rows:
             if row["pid"] == os.getpid() or not _alive(row["pid"]):
                 return self._run(row)
         return None
 
     def finish(self, run_id: str, summary: dict[str, Any], info: dict[str, Any]) -> None:
-        self._db.execute("UPDATE runs SET status = 'finished', finished = ?, summary = ?, info = ? WHERE id = ?",
-                         (info.get("finished") or now_iso(), json.dumps(summary), json.dumps(info), int(run_id)))
+        self._db.execute(
+            "UPDATE runs SET status = 'finished', finished = ?, summary = ?, info = ? WHERE id = ?",
+            (info.get("finished") or now_iso(), json.dumps(summary), json.dumps(info), int(run_id)),
+        )
         self._db.commit()
 
-    def runs(self, *, finished_only: bool = True, question_set: str | None = None) -> list[dict[str, Any]]:
+    def runs(
+        self, *, finished_only: bool = True, question_set: str | None = None
+    ) -> list[dict[str, Any]]:
         """Runs oldest first."""
         query = "SELECT * FROM runs WHERE 1 = 1"
         params: list[Any] = []
@@ -119,7 +135,9 @@ class RunStore:
         if question_set is not None:
             query += " AND question_set = ?"
             params.append(question_set)
-        return [self._run(row) for row in self._db.execute(query + " ORDER BY id", params).fetchall()]
+        return [
+            self._run(row) for row in self._db.execute(query + " ORDER BY id", params).fetchall()
+        ]
 
     def get(self, reference: str) -> dict[str, Any]:
         """A run by id, or `latest` / `previous` (finished runs), or `-N` (N-th newest finished)."""
@@ -131,11 +149,16 @@ class RunStore:
             position = -int(reference[1:])
         if position is not None:
             if len(finished) < -position:
-                raise RunNotFoundError(f"no run '{reference}': the history at {self.path} has "
-                                       f"{len(finished)} finished run(s)")
+                raise RunNotFoundError(
+                    f"no run '{reference}': the history at {self.path} has "
+                    f"{len(finished)} finished run(s)"
+                )
             return finished[position]
-        row = (self._db.execute("SELECT * FROM runs WHERE id = ?", (int(reference),)).fetchone()
-               if reference.isdigit() else None)
+        row = (
+            self._db.execute("SELECT * FROM runs WHERE id = ?", (int(reference),)).fetchone()
+            if reference.isdigit()
+            else None
+        )
         if row is None:
             known = ", ".join(r["id"] for r in finished[-5:]) or "none"
             raise RunNotFoundError(f"no run '{reference}' in {self.path} (recent runs: {known})")
@@ -143,34 +166,55 @@ class RunStore:
 
     def previous(self, run: dict[str, Any]) -> dict[str, Any] | None:
         """The finished run of the same question set just before this one."""
-        earlier = [r for r in self.runs(question_set=run["question_set"]) if int(r["id"]) < int(run["id"])]
+        earlier = [
+            r for r in self.runs(question_set=run["question_set"]) if int(r["id"]) < int(run["id"])
+        ]
         return earlier[-1] if earlier else None
 
     def _run(self, row: sqlite3.Row) -> dict[str, Any]:
-        return {"id": str(row["id"]), "status": row["status"], "started": row["started"],
-                "finished": row["finished"], "question_set": row["question_set"],
-                "question_set_digest": row["question_set_digest"], "fingerprint": row["fingerprint"],
-                "repeat": row["repeat"], "info": json.loads(row["info"]),
-                "summary": json.loads(row["summary"]) if row["summary"] else None, "pid": row["pid"]}
+        return {
+            "id": str(row["id"]),
+            "status": row["status"],
+            "started": row["started"],
+            "finished": row["finished"],
+            "question_set": row["question_set"],
+            "question_set_digest": row["question_set_digest"],
+            "fingerprint": row["fingerprint"],
+            "repeat": row["repeat"],
+            "info": json.loads(row["info"]),
+            "summary": json.loads(row["summary"]) if row["summary"] else None,
+            "pid": row["pid"],
+        }
 
     # results ----------------------------------------------------------------------------------
 
     def add_result(self, run_id: str, position: int, result: dict[str, Any]) -> None:
         """Commit one graded question immediately (this is what makes a killed run resumable)."""
-        self._db.execute("INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?)",
-                         (int(run_id), result["id"], int(result.get("repeat", 0)), position,
-                          int(bool(result["passed"])), now_iso(), json.dumps(result, ensure_ascii=False)))
+        self._db.execute(
+            "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                int(run_id),
+                result["id"],
+                int(result.get("repeat", 0)),
+                position,
+                int(bool(result["passed"])),
+                now_iso(),
+                json.dumps(result, ensure_ascii=False),
+            ),
+        )
         self._db.commit()
 
     def results(self, run_id: str) -> list[dict[str, Any]]:
-        rows = self._db.execute("SELECT data FROM results WHERE run_id = ? ORDER BY position, repeat",
-                                (int(run_id),)).fetchall()
+        rows = self._db.execute(
+            "SELECT data FROM results WHERE run_id = ? ORDER BY position, repeat", (int(run_id),)
+        ).fetchall()
         return [json.loads(row["data"]) for row in rows]
 
     def finished_at(self, run_id: str) -> dict[tuple[str, int], str]:
         """When each (question, repeat) of a run was committed."""
-        rows = self._db.execute("SELECT question_id, repeat, finished FROM results WHERE run_id = ?",
-                                (int(run_id),)).fetchall()
+        rows = self._db.execute(
+            "SELECT question_id, repeat, finished FROM results WHERE run_id = ?", (int(run_id),)
+        ).fetchall()
         return {(row["question_id"], row["repeat"]): row["finished"] for row in rows}
 
     # notes ------------------------------------------------------------------------------------
@@ -179,17 +223,21 @@ class RunStore:
         if not text.strip():
             raise SiteciteError("a note needs some text")
         run = self.get(reference)
-        self._db.execute("INSERT INTO notes (run_id, created, text) VALUES (?, ?, ?)",
-                         (int(run["id"]), now_iso(), text.strip()))
+        self._db.execute(
+            "INSERT INTO notes (run_id, created, text) VALUES (?, ?, ?)",
+            (int(run["id"]), now_iso(), text.strip()),
+        )
         self._db.commit()
         return run
 
     def notes(self, run_id: str | None = None) -> list[dict[str, Any]]:
-        query, params = "SELECT * FROM notes", ()
+        query, params = "SELECT * FROM notes", cast(tuple[Any, ...], ())
         if run_id is not None:
             query, params = query + " WHERE run_id = ?", (int(run_id),)
-        return [{"run_id": str(r["run_id"]), "created": r["created"], "text": r["text"]}
-                for r in self._db.execute(query + " ORDER BY id", params).fetchall()]
+        return [
+            {"run_id": str(r["run_id"]), "created": r["created"], "text": r["text"]}
+            for r in self._db.execute(query + " ORDER BY id", params).fetchall()
+        ]
 
 
 def _alive(pid: int | None) -> bool:

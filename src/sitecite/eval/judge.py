@@ -54,13 +54,27 @@ class Verdict(BaseModel):
 class ChatCompleter(Protocol):
     model: str
 
-    def complete(self, messages: list[dict[str, Any]], *, temperature: float = 0.0, max_tokens: int = 600,
-                 json_mode: bool = False, reasoning_effort: str = "") -> Any: ...
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        temperature: float = 0.0,
+        max_tokens: int = 600,
+        json_mode: bool = False,
+        reasoning_effort: str = "",
+    ) -> Any: ...
 
 
-def judge_messages(question: str, context: Sequence[Section], answer: str, refused: bool) -> list[dict[str, str]]:
-    sources = "\n\n".join(f"[{n}] {s.title}{' › ' + s.heading if s.heading else ''} ({s.id})\n{s.text}"
-                          for n, s in enumerate(context, start=1)) or "(no sources were given)"
+def judge_messages(
+    question: str, context: Sequence[Section], answer: str, refused: bool
+) -> list[dict[str, str]]:
+    sources = (
+        "\n\n".join(
+            f"[{n}] {s.title}{' › ' + s.heading if s.heading else ''} ({s.id})\n{s.text}"
+            for n, s in enumerate(context, start=1)
+        )
+        or "(no sources were given)"
+    )
     shown = f"(REFUSAL) {answer}" if refused else answer
     user = f"QUESTION:\n{question}\n\nSOURCES:\n{sources}\n\nANSWER:\n{shown}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
@@ -78,9 +92,15 @@ def parse_verdict(text: str) -> Verdict:
 class Judge:
     """Grades (question, context, answer) triples through an OpenAI-compatible chat client."""
 
-    def __init__(self, client: ChatCompleter, *, cache: DiskCache | None = None,
-                 limiter: RateLimiter | None = None, max_attempts: int = MAX_ATTEMPTS,
-                 base_url: str = "") -> None:
+    def __init__(
+        self,
+        client: ChatCompleter,
+        *,
+        cache: DiskCache | None = None,
+        limiter: RateLimiter | None = None,
+        max_attempts: int = MAX_ATTEMPTS,
+        base_url: str = "",
+    ) -> None:
         self.client = client
         self.cache = cache
         self.limiter = limiter
@@ -93,17 +113,35 @@ class Judge:
 
     def describe(self) -> dict[str, Any]:
         """What the run records about its judge."""
-        return {"model": self.model, "base_url": self.base_url, "prompt_version": JUDGE_PROMPT_VERSION,
-                "max_attempts": self.max_attempts, "temperature": 0.0}
+        return {
+            "model": self.model,
+            "base_url": self.base_url,
+            "prompt_version": JUDGE_PROMPT_VERSION,
+            "max_attempts": self.max_attempts,
+            "temperature": 0.0,
+        }
 
-    def grade(self, question: str, context: Sequence[Section], answer: str, refused: bool) -> dict[str, Any]:
+    def grade(
+        self, question: str, context: Sequence[Section], answer: str, refused: bool
+    ) -> dict[str, Any]:
         """{"verdict": {...}, "attempts", "cached", "tokens"} or {"error": "...", "attempts"}."""
-        key = cache_key(self.model, JUDGE_PROMPT_VERSION, question,
-                        [(s.id, s.text) for s in context], answer, refused)
+        key = cache_key(
+            self.model,
+            JUDGE_PROMPT_VERSION,
+            question,
+            [(s.id, s.text) for s in context],
+            answer,
+            refused,
+        )
         if self.cache is not None:
             cached = self.cache.get_json("judge", key)
             if cached is not None:
-                return {"verdict": cached, "attempts": 0, "cached": True, "tokens": {"prompt": 0, "output": 0}}
+                return {
+                    "verdict": cached,
+                    "attempts": 0,
+                    "cached": True,
+                    "tokens": {"prompt": 0, "output": 0},
+                }
         messages = judge_messages(question, context, answer, refused)
         tokens = {"prompt": 0, "output": 0}
         problem = ""
@@ -111,25 +149,39 @@ class Judge:
             if self.limiter is not None:
                 self.limiter.acquire()
             try:
-                result = self.client.complete(messages, temperature=0.0, max_tokens=MAX_OUTPUT_TOKENS,
-                                              json_mode=True)
+                result = self.client.complete(
+                    messages, temperature=0.0, max_tokens=MAX_OUTPUT_TOKENS, json_mode=True
+                )
             except ProviderError as exc:
-                return {"error": f"judge provider failed: {exc}", "attempts": attempt, "tokens": tokens}
+                return {
+                    "error": f"judge provider failed: {exc}",
+                    "attempts": attempt,
+                    "tokens": tokens,
+                }
             tokens["prompt"] += int(result.prompt_tokens)
             tokens["output"] += int(result.output_tokens)
             try:
                 verdict = parse_verdict(result.text).model_dump()
             except (ValueError, ValidationError) as exc:
                 problem = _short_problem(exc)
-                messages = [*messages, {"role": "assistant", "content": result.text},
-                            {"role": "user", "content": f"That reply was not valid: {problem}. "
-                                                        "Reply with only the JSON object described."}]
+                messages = [
+                    *messages,
+                    {"role": "assistant", "content": result.text},
+                    {
+                        "role": "user",
+                        "content": f"That reply was not valid: {problem}. "
+                        "Reply with only the JSON object described.",
+                    },
+                ]
                 continue
             if self.cache is not None:
                 self.cache.put_json("judge", key, verdict)
             return {"verdict": verdict, "attempts": attempt, "cached": False, "tokens": tokens}
-        return {"error": f"no valid verdict after {self.max_attempts} attempts (last problem: {problem})",
-                "attempts": self.max_attempts, "tokens": tokens}
+        return {
+            "error": f"no valid verdict after {self.max_attempts} attempts (last: {problem})",
+            "attempts": self.max_attempts,
+            "tokens": tokens,
+        }
 
 
 def _short_problem(exc: Exception) -> str:
@@ -147,6 +199,13 @@ def make_judge(settings: Any, cache: DiskCache | None, limiter: RateLimiter | No
         return None
     from sitecite.generate.client import ChatClient
 
-    client = ChatClient.from_settings(config.base_url, config.model, config.api_key, config.api_key_env,
-                                      key="judge", timeout=config.timeout_seconds, retries=config.retries)
+    client = ChatClient.from_settings(
+        config.base_url,
+        config.model,
+        config.api_key,
+        config.api_key_env,
+        key="judge",
+        timeout=config.timeout_seconds,
+        retries=config.retries,
+    )
     return Judge(client, cache=cache, limiter=limiter, base_url=config.base_url)

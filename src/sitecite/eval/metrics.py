@@ -33,15 +33,18 @@ def relevant_ranks(hits: Sequence[tuple[str, str]], expected: Sequence[str]) -> 
     covered: set[str] = set()
     marks: list[str | None] = []
     for section_id, page_id in hits:
-        new = next((s for s in expected if s not in covered and matches(s, section_id, page_id)), None)
+        new = next(
+            (s for s in expected if s not in covered and matches(s, section_id, page_id)), None
+        )
         if new is not None:
             covered.add(new)
         marks.append(new)
     return marks
 
 
-def retrieval_metrics(hits: Sequence[dict[str, Any]], expected: Sequence[str],
-                      ks: Sequence[int] = KS) -> dict[str, float]:
+def retrieval_metrics(
+    hits: Sequence[dict[str, Any]], expected: Sequence[str], ks: Sequence[int] = KS
+) -> dict[str, float]:
     """Every metric for one question; `hits` are dicts with id, page_id, admitted (rank order)."""
     expected = list(dict.fromkeys(expected))
     if not expected:

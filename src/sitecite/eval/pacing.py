@@ -14,8 +14,12 @@ from collections.abc import Callable
 class RateLimiter:
     """`acquire()` blocks until the next request may start; rpm <= 0 means no limit."""
 
-    def __init__(self, requests_per_minute: float, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        requests_per_minute: float,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.interval = 60.0 / requests_per_minute if requests_per_minute > 0 else 0.0
         self._clock = clock
         self._sleep = sleep

@@ -19,8 +19,18 @@ from sitecite.errors import QuestionSetError
 CATEGORIES = ("grounding", "multi", "fact", "abstention", "adversarial")
 EXPECTS = ("answer", "refuse", "either")
 DEFAULT_EXPECT = {"abstention": "refuse", "adversarial": "refuse"}
-QUESTION_FIELDS = ("id", "question", "category", "expected_sources", "allowed_sources", "must_contain",
-                   "must_not_contain", "expect", "attack", "notes")
+QUESTION_FIELDS = (
+    "id",
+    "question",
+    "category",
+    "expected_sources",
+    "allowed_sources",
+    "must_contain",
+    "must_not_contain",
+    "expect",
+    "attack",
+    "notes",
+)
 SET_FIELDS = ("name", "description", "questions")
 _LIST_FIELDS = ("expected_sources", "allowed_sources", "must_contain", "must_not_contain")
 _TEXT_FIELDS = ("attack", "notes")
@@ -43,10 +53,18 @@ class Question:
     notes: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "question": self.question, "category": self.category,
-                "expect": self.expect, "expected_sources": list(self.expected_sources),
-                "allowed_sources": list(self.allowed_sources), "must_contain": list(self.must_contain),
-                "must_not_contain": list(self.must_not_contain), "attack": self.attack, "notes": self.notes}
+        return {
+            "id": self.id,
+            "question": self.question,
+            "category": self.category,
+            "expect": self.expect,
+            "expected_sources": list(self.expected_sources),
+            "allowed_sources": list(self.allowed_sources),
+            "must_contain": list(self.must_contain),
+            "must_not_contain": list(self.must_not_contain),
+            "attack": self.attack,
+            "notes": self.notes,
+        }
 
 
 @dataclass(frozen=True)
@@ -64,8 +82,10 @@ class QuestionSet:
         return {q.id: q for q in self.questions}
 
 
-def load_question_set(path: str | Path, known_sources: Collection[str] | None = None) -> QuestionSet:
-    """Read and validate a question set; `known_sources` (section and page ids) checks every source."""
+def load_question_set(
+    path: str | Path, known_sources: Collection[str] | None = None
+) -> QuestionSet:
+    """Read and validate a question set; `known_sources` (section and page ids) checks sources."""
     path = Path(path)
     try:
         raw = path.read_text(encoding="utf-8")
@@ -78,13 +98,17 @@ def load_question_set(path: str | Path, known_sources: Collection[str] | None = 
     return parse_question_set(data, known_sources, source=str(path))
 
 
-def parse_question_set(data: Any, known_sources: Collection[str] | None = None,
-                       source: str = "question set") -> QuestionSet:
+def parse_question_set(
+    data: Any, known_sources: Collection[str] | None = None, source: str = "question set"
+) -> QuestionSet:
     """Validate an already-parsed question set; all problems are reported together."""
     if not isinstance(data, dict):
         raise QuestionSetError(f"{source}: expected a JSON object with a 'questions' list")
-    problems = [f"unknown top-level field '{key}' (allowed: {', '.join(SET_FIELDS)})"
-                for key in data if key not in SET_FIELDS]
+    problems = [
+        f"unknown top-level field '{key}' (allowed: {', '.join(SET_FIELDS)})"
+        for key in data
+        if key not in SET_FIELDS
+    ]
     items = data.get("questions")
     if not isinstance(items, list) or not items:
         problems.append("'questions' must be a non-empty list")
@@ -107,7 +131,9 @@ def parse_question_set(data: Any, known_sources: Collection[str] | None = None,
     if problems:
         listed = problems[:MAX_LISTED_PROBLEMS]
         more = len(problems) - len(listed)
-        raise QuestionSetError(f"{source}: " + "; ".join(listed) + (f"; and {more} more" if more else ""))
+        raise QuestionSetError(
+            f"{source}: " + "; ".join(listed) + (f"; and {more} more" if more else "")
+        )
     name = data.get("name") if isinstance(data.get("name"), str) else ""
     digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
     return QuestionSet(name or Path(source).stem, tuple(questions), source, digest)
@@ -122,8 +148,11 @@ def _label(item: Any, position: int) -> str:
 def _parse_question(item: Any, label: str) -> tuple[list[str], Question | None]:
     if not isinstance(item, dict):
         return [f"{label}: expected an object, got {type(item).__name__}"], None
-    problems = [f"{label}: unknown field '{key}' (allowed: {', '.join(QUESTION_FIELDS)})"
-                for key in item if key not in QUESTION_FIELDS]
+    problems = [
+        f"{label}: unknown field '{key}' (allowed: {', '.join(QUESTION_FIELDS)})"
+        for key in item
+        if key not in QUESTION_FIELDS
+    ]
     for key in ("id", "question"):
         if not isinstance(item.get(key), str) or not item[key].strip():
             problems.append(f"{label}: '{key}' must be a non-empty string")
@@ -145,8 +174,15 @@ def _parse_question(item: Any, label: str) -> tuple[list[str], Question | None]:
             problems.append(f"{label}: '{key}' must be a string")
     if problems:
         return problems, None
-    question = Question(id=item["id"].strip(), question=item["question"], category=category,
-                        expect=expect, attack=item.get("attack", ""), notes=item.get("notes", ""), **lists)
+    question = Question(
+        id=item["id"].strip(),
+        question=item["question"],
+        category=str(category),
+        expect=str(expect),
+        attack=item.get("attack", ""),
+        notes=item.get("notes", ""),
+        **lists,
+    )
     return _consistency(question, label), question
 
 
@@ -166,7 +202,10 @@ def _unknown_sources(question: Question, label: str, known: Collection[str]) -> 
     for key in ("expected_sources", "allowed_sources"):
         for source in getattr(question, key):
             if source not in known:
-                yield f"{label}: unknown source '{source}' in '{key}' (not a page or section id of the index)"
+                yield (
+                    f"{label}: unknown source '{source}' in '{key}' "
+                    "(not a page or section id of the index)"
+                )
 
 
 def index_source_ids(sections: Iterable[Any]) -> frozenset[str]:

@@ -33,8 +33,16 @@ def combine_repeats(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         entry["passed"] = all(outcomes)
         entry["flaky"] = len(set(outcomes)) > 1
         if len(attempts) > 1:
-            entry["repeats"] = [{"repeat": r.get("repeat", 0), "passed": r["passed"], "refused": r["refused"],
-                                 "answer": r["answer"], "latency_ms": r["latency_ms"]} for r in attempts]
+            entry["repeats"] = [
+                {
+                    "repeat": r.get("repeat", 0),
+                    "passed": r["passed"],
+                    "refused": r["refused"],
+                    "answer": r["answer"],
+                    "latency_ms": r["latency_ms"],
+                }
+                for r in attempts
+            ]
             entry["metrics"] = _mean_metrics([r["metrics"] for r in attempts])
         combined.append(entry)
     return combined
@@ -50,30 +58,48 @@ def _mean_metrics(per_repeat: Sequence[dict[str, float]]) -> dict[str, float]:
     return means
 
 
-def summarise(questions: Sequence[dict[str, Any]], attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def summarise(
+    questions: Sequence[dict[str, Any]], attempts: Sequence[dict[str, Any]]
+) -> dict[str, Any]:
     """The summary block: rates with Wilson intervals, means with bootstrap intervals."""
-    summary: dict[str, Any] = {"total": len(questions), "passed": sum(q["passed"] for q in questions),
-                               "pass_rate": _rate(q["passed"] for q in questions).to_json()}
+    summary: dict[str, Any] = {
+        "total": len(questions),
+        "passed": sum(q["passed"] for q in questions),
+        "pass_rate": _rate(q["passed"] for q in questions).to_json(),
+    }
     summary.update(_retrieval(questions))
     summary["by_category"] = {
         category: _category(members)
-        for category in CATEGORIES if (members := [q for q in questions if q["category"] == category])
+        for category in CATEGORIES
+        if (members := [q for q in questions if q["category"] == category])
     }
     summary["refusal"] = _refusal(questions)
-    attacks = sorted({q.get("attack") for q in questions if q.get("attack")})
-    summary["attacks"] = {a: _rate(q["passed"] for q in questions if q.get("attack") == a).to_json()
-                          for a in attacks}
+    attacks = sorted({str(q["attack"]) for q in questions if q.get("attack")})
+    summary["attacks"] = {
+        a: _rate(q["passed"] for q in questions if q.get("attack") == a).to_json() for a in attacks
+    }
     summary["checks"] = _checks(questions)
     latencies = [a["latency_ms"] for a in attempts if not a.get("error")]
-    summary["latency_ms"] = {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95),
-                             **{k: v for k, v in Mean(tuple(latencies)).to_json().items()}}
+    summary["latency_ms"] = {
+        "p50": percentile(latencies, 50),
+        "p95": percentile(latencies, 95),
+        **{k: v for k, v in Mean(tuple(latencies)).to_json().items()},
+    }
     prompt = tuple(float(a["tokens"]["prompt"]) for a in attempts)
     output = tuple(float(a["tokens"]["output"]) for a in attempts)
-    summary["tokens"] = {"prompt_mean": Mean(prompt).mean, "output_mean": Mean(output).mean,
-                         "prompt": Mean(prompt).to_json(), "output": Mean(output).to_json(),
-                         "prompt_total": int(sum(prompt)), "output_total": int(sum(output))}
+    summary["tokens"] = {
+        "prompt_mean": Mean(prompt).mean,
+        "output_mean": Mean(output).mean,
+        "prompt": Mean(prompt).to_json(),
+        "output": Mean(output).to_json(),
+        "prompt_total": int(sum(prompt)),
+        "output_total": int(sum(output)),
+    }
     summary["judge"] = _judge(attempts)
-    summary["attempts"] = {"n": len(attempts), "pass_rate": _rate(a["passed"] for a in attempts).to_json()}
+    summary["attempts"] = {
+        "n": len(attempts),
+        "pass_rate": _rate(a["passed"] for a in attempts).to_json(),
+    }
     summary["flaky"] = [q["id"] for q in questions if q.get("flaky")]
     summary["errors"] = [q["id"] for q in questions if q.get("error")]
     return summary
@@ -95,9 +121,12 @@ def _retrieval(questions: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _category(members: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    block = {"total": len(members), "passed": sum(q["passed"] for q in members),
-             "pass_rate": _rate(q["passed"] for q in members).to_json(),
-             "refused": _rate(q["refused"] for q in members).to_json()}
+    block = {
+        "total": len(members),
+        "passed": sum(q["passed"] for q in members),
+        "pass_rate": _rate(q["passed"] for q in members).to_json(),
+        "refused": _rate(q["refused"] for q in members).to_json(),
+    }
     if any(q.get("metrics") for q in members):
         block.update(_retrieval(members))
     return block
@@ -110,7 +139,9 @@ def _refusal(questions: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "refused_when_expected": _rate(q["refused"] for q in should_refuse).to_json(),
         "answered_when_expected": _rate(not q["refused"] for q in should_answer).to_json(),
         "false_refusals": _rate(q["refused"] for q in should_answer).to_json(),
-        "reasons": dict(sorted(_count(q["refusal_reason"] for q in questions if q["refused"]).items())),
+        "reasons": dict(
+            sorted(_count(q["refusal_reason"] for q in questions if q["refused"]).items())
+        ),
     }
 
 
@@ -128,13 +159,19 @@ def _judge(attempts: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
         return None
     graded = [a for a in judged if not a["judge"].get("could_not_grade")]
     answered = [a for a in graded if not a["refused"]]
-    refused = [a for a in graded if a["refused"] and a["judge"].get("correctly_refused") is not None]
+    refused = [
+        a for a in graded if a["refused"] and a["judge"].get("correctly_refused") is not None
+    ]
     return {
-        "graded": len(graded), "could_not_grade": len(judged) - len(graded),
+        "graded": len(graded),
+        "could_not_grade": len(judged) - len(graded),
         "could_not_grade_ids": [a["id"] for a in judged if a["judge"].get("could_not_grade")],
-        "faithful": _rate(a["judge"]["faithful"] and not a["judge"]["hallucinated_claims"]
-                          for a in answered).to_json(),
-        "answers_with_hallucinated_claims": sum(bool(a["judge"]["hallucinated_claims"]) for a in answered),
+        "faithful": _rate(
+            a["judge"]["faithful"] and not a["judge"]["hallucinated_claims"] for a in answered
+        ).to_json(),
+        "answers_with_hallucinated_claims": sum(
+            bool(a["judge"]["hallucinated_claims"]) for a in answered
+        ),
         "correct_refusals": _rate(a["judge"]["correctly_refused"] for a in refused).to_json(),
         "cached": sum(bool(a["judge"].get("cached")) for a in graded),
     }
@@ -158,13 +195,22 @@ class Report:
     attempts: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     @classmethod
-    def from_results(cls, run: dict[str, Any], attempts: Sequence[dict[str, Any]],
-                     notes: Sequence[dict[str, Any]] = ()) -> Report:
+    def from_results(
+        cls,
+        run: dict[str, Any],
+        attempts: Sequence[dict[str, Any]],
+        notes: Sequence[dict[str, Any]] = (),
+    ) -> Report:
         questions = combine_repeats(attempts)
         return cls(run, summarise(questions, attempts), questions, list(notes), list(attempts))
 
     def to_json(self) -> dict[str, Any]:
-        return {"run": self.run, "summary": self.summary, "questions": self.questions, "notes": self.notes}
+        return {
+            "run": self.run,
+            "summary": self.summary,
+            "questions": self.questions,
+            "notes": self.notes,
+        }
 
     def value(self, name: str) -> float | None:
         """A summary figure by name (see `sitecite.eval.gate.resolve`)."""

@@ -30,8 +30,21 @@ from sitecite.pipeline import Engine, answer
 Progress = Callable[[int, int, dict[str, Any]], None]
 AUTO = "auto"
 # What decides a run's results: a run is resumed only under the same values of all of these.
-FINGERPRINT = ("git_commit", "index", "embedder", "generator", "judge", "threshold", "sentence_threshold", "k",
-               "question_set_digest", "repeat", "retrieve", "max_answer_sentences")
+FINGERPRINT = (
+    "git_commit",
+    "index",
+    "embedder",
+    "generator",
+    "judge",
+    "threshold",
+    "sentence_threshold",
+    "coverage_threshold",
+    "k",
+    "question_set_digest",
+    "repeat",
+    "retrieve",
+    "max_answer_sentences",
+)
 
 
 @dataclasses.dataclass
@@ -44,8 +57,14 @@ class Runner:
     limiter: RateLimiter = dataclasses.field(default_factory=lambda: RateLimiter(0))
     concurrency: int = 1
 
-    def run(self, question_set: QuestionSet, *, repeat: int = 1, resume: bool = False,
-            progress: Progress | None = None) -> Report:
+    def run(
+        self,
+        question_set: QuestionSet,
+        *,
+        repeat: int = 1,
+        resume: bool = False,
+        progress: Progress | None = None,
+    ) -> Report:
         if repeat < 1:
             raise SiteciteError(f"--repeat must be 1 or more, got {repeat}")
         info = self.run_info(question_set, repeat)
@@ -56,12 +75,20 @@ class Runner:
             self.store.claim(run_id)
             done = set(self.store.finished_at(run_id))
         else:
-            run_id, done = self.store.create_run(info, question_set.name, question_set.digest, fingerprint,
-                                                 repeat), set()
+            run_id, done = (
+                self.store.create_run(
+                    info, question_set.name, question_set.digest, fingerprint, repeat
+                ),
+                set(),
+            )
         info["id"] = run_id
         info["resumed"] = bool(previous)
-        pending = [(position, question, r) for r in range(repeat)
-                   for position, question in enumerate(question_set.questions) if (question.id, r) not in done]
+        pending = [
+            (position, question, r)
+            for r in range(repeat)
+            for position, question in enumerate(question_set.questions)
+            if (question.id, r) not in done
+        ]
         total, finished = len(question_set) * repeat, len(done)
         for position, result in self._execute(pending):
             self.store.add_result(run_id, position, result)
@@ -74,7 +101,7 @@ class Runner:
         return report
 
     def answer_one(self, question: Question, repeat: int) -> dict[str, Any]:
-        """One call of the pipeline, graded from its own trace; provider failures fail the question."""
+        """One call of the pipeline, graded from its own trace; a provider failure fails it."""
         self.limiter.acquire()
         try:
             result, trace = answer(self.engine, question.question)
@@ -82,17 +109,25 @@ class Runner:
             return error_result(question, f"{type(exc).__name__}: {exc}", repeat)
         verdict = None
         if self.judge is not None:
-            verdict = self.judge.grade(question.question, trace.context, result.answer, result.refused)
+            verdict = self.judge.grade(
+                question.question, trace.context, result.answer, result.refused
+            )
         return grade(question, result, trace, verdict, repeat)
 
-    def _execute(self, pending: list[tuple[int, Question, int]]) -> Iterator[tuple[int, dict[str, Any]]]:
+    def _execute(
+        self, pending: list[tuple[int, Question, int]]
+    ) -> Iterator[tuple[int, dict[str, Any]]]:
         if self.concurrency <= 1:
             for position, question, repeat in pending:
                 yield position, self.answer_one(question, repeat)
             return
-        with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="sitecite-eval") as pool:
-            futures = {pool.submit(self.answer_one, question, repeat): position
-                       for position, question, repeat in pending}
+        with ThreadPoolExecutor(
+            max_workers=self.concurrency, thread_name_prefix="sitecite-eval"
+        ) as pool:
+            futures = {
+                pool.submit(self.answer_one, question, repeat): position
+                for position, question, repeat in pending
+            }
             try:
                 for future in as_completed(futures):
                     yield futures[future], future.result()
@@ -105,25 +140,49 @@ class Runner:
         engine, settings = self.engine, self.engine.settings
         generator: dict[str, Any] = {"name": settings.generator}
         if settings.generator == "llm":
-            generator.update(model=settings.llm.model, base_url=settings.llm.base_url,
-                             fallbacks=settings.llm.fallbacks, verify_policy=settings.llm.verify_policy)
+            generator.update(
+                model=settings.llm.model,
+                base_url=settings.llm.base_url,
+                fallbacks=settings.llm.fallbacks,
+                verify_policy=settings.llm.verify_policy,
+            )
         return {
-            "started": now_iso(), "git_commit": git_commit(),
-            "index": {"path": str(Path(engine.index.path).resolve()), "id": engine.index.id,
-                      "sections": len(engine.index.sections)},
-            "embedder": engine.embedder.id, "generator": generator,
+            "started": now_iso(),
+            "git_commit": git_commit(),
+            "index": {
+                "path": str(Path(engine.index.path).resolve()),
+                "id": engine.index.id,
+                "sections": len(engine.index.sections),
+            },
+            "embedder": engine.embedder.id,
+            "generator": generator,
             "judge": self.judge.describe() if self.judge is not None else None,
-            "threshold": engine.threshold, "sentence_threshold": engine.sentence_threshold,
-            "k": settings.k, "question_set": question_set.name, "question_set_path": question_set.path,
-            "question_set_digest": question_set.digest, "repeat": repeat,
-            "retrieve": settings.retrieve.model_dump(), "max_answer_sentences": settings.max_answer_sentences,
+            "threshold": engine.threshold,
+            "sentence_threshold": engine.sentence_threshold,
+            "coverage_threshold": getattr(engine, "coverage_threshold", None),
+            "k": settings.k,
+            "question_set": question_set.name,
+            "question_set_path": question_set.path,
+            "question_set_digest": question_set.digest,
+            "repeat": repeat,
+            "retrieve": settings.retrieve.model_dump(),
+            "max_answer_sentences": settings.max_answer_sentences,
             "pacing": settings.eval.model_dump(),
         }
 
 
-def evaluate(questions: str | Path, index_dir: str | Path, settings: Settings, *, repeat: int = 1,
-             resume: bool = False, progress: Progress | None = None, engine: Engine | None = None,
-             judge: Any = AUTO, cache_embeddings: bool | None = None) -> Report:
+def evaluate(
+    questions: str | Path,
+    index_dir: str | Path,
+    settings: Settings,
+    *,
+    repeat: int = 1,
+    resume: bool = False,
+    progress: Progress | None = None,
+    engine: Engine | None = None,
+    judge: Any = AUTO,
+    cache_embeddings: bool | None = None,
+) -> Report:
     """`sitecite eval`: load the index and question set, run, record, and return the Report.
 
     The judge defaults to the one configured in `settings.judge` (none if no model is set).
@@ -150,10 +209,22 @@ def git_commit() -> str | None:
     """The commit of the code being evaluated, with '+dirty' if the tree has changes."""
     where = Path(__file__).resolve().parent
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True,
-                                timeout=5, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=where,
-                               capture_output=True, text=True, timeout=5, check=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=where,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=where,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
     return f"{commit}+dirty" if dirty else commit

@@ -31,7 +31,13 @@ class Rate:
 
     def to_json(self) -> dict[str, Any]:
         low, high = self.interval
-        return {"rate": _round(self.rate), "low": _round(low), "high": _round(high), "k": self.k, "n": self.n}
+        return {
+            "rate": _round(self.rate),
+            "low": _round(low),
+            "high": _round(high),
+            "k": self.k,
+            "n": self.n,
+        }
 
 
 @dataclass(frozen=True)
@@ -46,7 +52,12 @@ class Mean:
 
     def to_json(self) -> dict[str, Any]:
         low, high = bootstrap_mean(self.values)
-        return {"mean": _round(self.mean), "low": _round(low), "high": _round(high), "n": len(self.values)}
+        return {
+            "mean": _round(self.mean),
+            "low": _round(low),
+            "high": _round(high),
+            "n": len(self.values),
+        }
 
 
 def wilson(k: int, n: int, z: float = Z95) -> tuple[float | None, float | None]:
@@ -62,8 +73,9 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float | None, float | None]:
     return low, high
 
 
-def bootstrap_mean(values: Sequence[float], resamples: int = BOOTSTRAP_RESAMPLES,
-                   seed: int = 0) -> tuple[float | None, float | None]:
+def bootstrap_mean(
+    values: Sequence[float], resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
+) -> tuple[float | None, float | None]:
     """Percentile bootstrap 95% interval of the mean (seeded, so reruns print the same figures)."""
     data = np.asarray(values, dtype=np.float64)
     if data.size == 0:

@@ -21,14 +21,21 @@ def fmt_rate(block: dict[str, Any] | None, percent: bool = True) -> tuple[str, s
     if "k" in block:
         shown = f"{shown} ({block['k']}/{block['n']})"
     low, high = block.get("low"), block.get("high")
-    interval = f"{low * scale:.{digits}f}–{high * scale:.{digits}f}{unit}" if low is not None else ""
+    interval = (
+        f"{low * scale:.{digits}f}–{high * scale:.{digits}f}{unit}"
+        if low is not None and high is not None
+        else ""
+    )
     return shown, interval, str(block.get("n", ""))
 
 
 def summary_table(report: Any) -> Group:
     summary, run = report.summary, report.run
-    title = (f"sitecite eval · run {run.get('id', '?')} · {run.get('question_set', '')} · "
-             f"{summary['total']} questions" + (f" × {run['repeat']}" if run.get("repeat", 1) > 1 else ""))
+    title = (
+        f"sitecite eval · run {run.get('id', '?')} · {run.get('question_set', '')} · "
+        f"{summary['total']} questions"
+        + (f" × {run['repeat']}" if run.get("repeat", 1) > 1 else "")
+    )
     table = Table(title=title, title_justify="left")
     for column in ("figure", "value", "95% interval", "n"):
         table.add_column(column, justify="left" if column == "figure" else "right")
@@ -47,15 +54,28 @@ def summary_table(report: Any) -> Group:
     for name, block, percent in rows:
         table.add_row(name, *fmt_rate(block, percent))
     if judge:
-        table.add_row("judge: could not grade", str(judge["could_not_grade"]), "", str(judge["graded"]
-                                                                                      + judge["could_not_grade"]))
+        table.add_row(
+            "judge: could not grade",
+            str(judge["could_not_grade"]),
+            "",
+            str(judge["graded"] + judge["could_not_grade"]),
+        )
     latency = summary["latency_ms"]
     if latency.get("p50") is not None:
-        table.add_row("latency p50 / p95", f"{latency['p50']:.1f} / {latency['p95']:.1f} ms", "", str(latency["n"]))
+        table.add_row(
+            "latency p50 / p95",
+            f"{latency['p50']:.1f} / {latency['p95']:.1f} ms",
+            "",
+            str(latency["n"]),
+        )
     tokens = summary["tokens"]
     if tokens.get("prompt_mean") is not None:
-        table.add_row("tokens prompt / output (mean)", f"{tokens['prompt_mean']:.0f} / {tokens['output_mean']:.0f}",
-                      "", str(tokens["prompt"]["n"]))
+        table.add_row(
+            "tokens prompt / output (mean)",
+            f"{tokens['prompt_mean']:.0f} / {tokens['output_mean']:.0f}",
+            "",
+            str(tokens["prompt"]["n"]),
+        )
     if summary.get("flaky"):
         table.add_row("flaky", ", ".join(summary["flaky"]), "", str(len(summary["flaky"])))
     return Group(table, category_table(summary))
