@@ -42,9 +42,14 @@ def settings() -> Settings:
 @pytest.fixture(scope="session")
 def example_index(embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example site's index, calibrated on the dev question set, in a private temp copy."""
+    from sitecite.calibrate import calibrate
     from sitecite.index.build import build_index
+    from sitecite.index.store import read_manifest
+    from sitecite.pipeline import Engine
 
     build_index(EXAMPLE_SITE, INDEX_CACHE, embedder)
+    if embedder.id not in read_manifest(INDEX_CACHE).get("thresholds", {}):
+        calibrate(Engine.load(INDEX_CACHE, load_settings({}, environ={})), CALIBRATION_QUESTIONS)
     target = tmp_path_factory.mktemp("example") / "index"
     shutil.copytree(INDEX_CACHE, target)
     return target
