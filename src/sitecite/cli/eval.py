@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 ACTIONS = ("compare", "note")
-USAGE = """
-  sitecite eval Q.json --index DIR [--out R.json] [--report lab.html] [--repeat N] [--resume]
-                       [--fail-under 'hit@8=0.9,passed=0.95,adversarial=1.0'] [--junit R.xml]
-  sitecite eval compare RUN_A RUN_B [--index DIR] [--json]
-  sitecite eval note RUN "TEXT" --index DIR"""
+USAGE = """sitecite eval Q.json --index DIR [--out R.json] [--report lab.html] [--repeat N]
+                     [--resume] [--fail-under 'hit@8=0.9,passed=0.95,adversarial=1.0']
+                     [--junit R.xml]
+       sitecite eval compare RUN_A RUN_B [--index DIR] [--json]
+       sitecite eval note RUN "TEXT" --index DIR"""
 EPILOG = """RUN is a run id from the history (printed by every run), `latest`, `previous`, `-N` (the
 N-th newest finished run), or a results file written with --out. The history lives beside the
 index in DIR.runs.sqlite; judge verdicts are cached in DIR.cache.sqlite.
