@@ -174,7 +174,9 @@ def test_repeat_reports_flaky_questions(index_copy: Path, hash_engine: Engine) -
     assert report.run["repeat"] == 3 and len(report.attempts) == 15
     # abstentions pass when refused and fail when answered: flaky wherever the generator was reached
     reached = {q.id for q in questions.questions if len(recorder.seen.get(q.question, [])) == 3}
-    assert reached and report.summary["flaky"] == [q.id for q in questions.questions if q.id in reached]
+    assert reached and report.summary["flaky"] == [
+        q.id for q in questions.questions if q.id in reached
+    ]
     for question in report.questions:
         assert question["flaky"] == (question["id"] in reached) and len(question["repeats"]) == 3
         if question["flaky"]:
@@ -311,3 +313,83 @@ def test_judge_failures_are_counted_not_skipped(index_copy: Path, hash_engine: E
     assert report.questions[1]["judge"]["could_not_grade"] is True
     html = report.to_html()
     assert "judge could not grade" in html and "judge-model" in html
+
+
+def test_llm_generator_and_judge_end_to_end_with_a_cached_rerun(index_copy: Path) -> None:
+    """`evaluate` with the LLM generator and the judge on one local chat server: tokens are
+    counted, verdicts recorded, and a rerun asks the judge nothing it has already answered."""
+    from scripted_llm import Reply, ScriptedLLM, faithful
+
+    from sitecite.eval import evaluate
+
+    verdict = {
+        "faithful": True,
+        "hallucinated_claims": [],
+        "correctly_refused": None,
+        "rationale": "ok",
+    }
+
+    def responder(body: dict[str, Any]) -> Reply:
+        if body["messages"][0]["content"].startswith("You grade answers"):
+            return Reply(json.dumps(verdict), prompt_tokens=50, output_tokens=20)
+        return faithful(body)
+
+    subset = {
+        "questions": [
+            q
+            for q in json.loads(QUESTIONS.read_text())["questions"]
+            if q["id"] in ("g-02", "g-03", "f-03", "a-10", "x-01")
+        ]
+    }
+    path = index_copy.parent / "subset.json"
+    path.write_text(json.dumps(subset))
+    with ScriptedLLM(default=responder) as server:
+        settings = load_settings(
+            {
+                "embedder": "hash-64",
+                "generator": "llm",
+                "llm.base_url": server.base_url,
+                "llm.model": "answer-model",
+                "judge.base_url": server.base_url,
+                "judge.model": "judge-model",
+            },
+            config_file=None,
+            environ={},
+        )
+        first = evaluate(path, index_copy, settings)
+        judge_calls = [r for r in server.requests if r["model"] == "judge-model"]
+        server.requests.clear()
+        second = evaluate(path, index_copy, settings)
+        rerun_judge_calls = [r for r in server.requests if r["model"] == "judge-model"]
+    assert (
+        first.run["generator"]["model"] == "answer-model"
+        and first.run["judge"]["model"] == "judge-model"
+    )
+    assert first.summary["judge"]["graded"] == 5 and first.summary["judge"]["could_not_grade"] == 0
+    assert len(judge_calls) == 5 and rerun_judge_calls == []
+    assert second.summary["judge"]["cached"] == 5
+    assert first.summary["tokens"]["prompt_mean"] > 0  # the generator's tokens, from the traces
+    assert first.summary["by_category"]["adversarial"]["passed"] == 1
+
+
+def test_query_embeddings_are_cached_on_disk(tmp_path: Path) -> None:
+    from sitecite.eval.cache import CachingEmbedder, DiskCache
+
+    class Counting(HashEmbedder):
+        def __init__(self) -> None:
+            super().__init__(64)
+            self.texts: list[str] = []
+
+        def embed_batch(self, texts: list[str]) -> np.ndarray:
+            self.texts.extend(texts)
+            return super().embed_batch(texts)
+
+    inner = Counting()
+    cached = CachingEmbedder(inner, DiskCache(tmp_path / "cache.sqlite"))
+    first = cached.embed(["where does she live", "what does she do"])
+    again = CachingEmbedder(inner, DiskCache(tmp_path / "cache.sqlite")).embed(
+        ["what does she do", "new"]
+    )
+    assert inner.texts == ["where does she live", "what does she do", "new"]
+    assert np.array_equal(again[0], first[1]) and cached.id == inner.id
+    assert np.allclose(cached.embed_query("new"), inner.embed_query("new"))
