@@ -184,7 +184,9 @@ def test_repeat_reports_flaky_questions(index_copy: Path, hash_engine: Engine) -
     assert report.summary["attempts"]["n"] == 15
 
 
-def test_history_resume_notes_compare_and_lab(index_copy: Path, hash_engine: Engine) -> None:
+def test_history_resume_notes_compare_and_lab(
+    index_copy: Path, hash_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     questions = small_set(hash_engine, ("g-01", "g-02", "f-03", "f-04", "a-01", "x-01"))
     assert latest_lab_html(index_copy) is None
 
@@ -206,8 +208,12 @@ def test_history_resume_notes_compare_and_lab(index_copy: Path, hash_engine: Eng
 
     recorder = RecordingGenerator(hash_engine.generator)
     engine = dataclasses.replace(hash_engine, generator=recorder)
+    monkeypatch.setattr("sitecite.eval.runner.git_commit", lambda: "0123456789ab-later")
     resumed = Runner(engine, store).run(questions, resume=True)
     assert resumed.run["id"] == interrupted["id"] and resumed.run["resumed"]
+    assert resumed.run["warnings"] == [
+        f"resumed at commit 0123456789ab-later; started at {interrupted['info']['git_commit']}"
+    ]
     assert [q["id"] for q in resumed.questions] == [q.id for q in questions.questions]
     after = store.finished_at(interrupted["id"])
     assert all(after[key] == stamp for key, stamp in before.items())  # nothing finished was redone
@@ -224,6 +230,7 @@ def test_history_resume_notes_compare_and_lab(index_copy: Path, hash_engine: Eng
     html = latest_lab_html(index_copy)
     assert html is not None
     assert "the scoring rule was wrong, not the answer" in html
+    assert "resumed at commit" not in html  # the newest run was not resumed
     assert "<script" not in html.lower() and not re.search(r"""(src|href)=["']?https?://""", html)
     assert "Every run of this question set (2)" in html and "not calibrated" in html
     for question in questions.questions:

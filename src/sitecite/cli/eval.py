@@ -116,6 +116,8 @@ def _run(args: argparse.Namespace) -> int:
 
     console = Console(stderr=False, width=max(100, Console().width))
     console.print(report.to_table())
+    for warning in report.run.get("warnings", []):
+        print(f"warning: {warning}", file=sys.stderr)
     if report.run.get("resumed"):
         print(f"resumed run {report.run['id']}")
     elif args.resume:

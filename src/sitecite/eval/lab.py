@@ -48,8 +48,9 @@ def render_lab(
     """The page for one run; `history` holds earlier finished runs, oldest first."""
     run, summary = report.run, report.summary
     notes = notes if notes is not None else report.notes
+    warnings = "".join(el("p", "⚠ " + escape(w), class_="warn") for w in run.get("warnings", []))
     parts = [
-        el("h1", "Evaluation lab") + el("p", _meta(run), class_="meta"),
+        el("h1", "Evaluation lab") + el("p", _meta(run), class_="meta") + warnings,
         el("nav", "".join(el("a", label, href=f"#{anchor}") for anchor, label in NAV)),
         _notes(notes, run),
         _summary(summary),

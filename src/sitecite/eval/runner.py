@@ -30,8 +30,8 @@ from sitecite.pipeline import Engine, answer
 Progress = Callable[[int, int, dict[str, Any]], None]
 AUTO = "auto"
 # What decides a run's results: a run is resumed only under the same values of all of these.
+# The code's commit is recorded, not compared: a resume under another commit is noted as a warning.
 FINGERPRINT = (
-    "git_commit",
     "index",
     "embedder",
     "generator",
@@ -70,17 +70,20 @@ class Runner:
         info = self.run_info(question_set, repeat)
         fingerprint = _digest({k: info[k] for k in FINGERPRINT})
         previous = self.store.resumable(question_set.digest, fingerprint) if resume else None
-        if previous is not None:
-            run_id, info = previous["id"], previous["info"]
+        done: set[tuple[str, int]] = set()
+        if previous is None:
+            run_id = self.store.create_run(
+                info, question_set.name, question_set.digest, fingerprint, repeat
+            )
+        else:
+            run_id, commit = previous["id"], info["git_commit"]
+            info = previous["info"]
+            if commit != info.get("git_commit"):
+                info.setdefault("warnings", []).append(
+                    f"resumed at commit {commit}; started at {info.get('git_commit')}"
+                )
             self.store.claim(run_id)
             done = set(self.store.finished_at(run_id))
-        else:
-            run_id, done = (
-                self.store.create_run(
-                    info, question_set.name, question_set.digest, fingerprint, repeat
-                ),
-                set(),
-            )
         info["id"] = run_id
         info["resumed"] = bool(previous)
         pending = [
