@@ -1,0 +1,1 @@
+"""The index directory: build, incremental update, atomic swap, load."""
