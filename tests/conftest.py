@@ -24,7 +24,9 @@ def shared_data(*parts: str) -> Path:
     """A folder of ../shared/data, or skip the test with a message saying what is missing."""
     path = SHARED_DATA.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"shared data not found at {path} (needs the ../shared/data folder beside the repo)")
+        pytest.skip(
+            f"shared data not found at {path} (needs the ../shared/data folder beside the repo)"
+        )
     return path
 
 

@@ -6,9 +6,9 @@ import shutil
 import subprocess
 
 import pytest
+from conftest import REPO
 
 import sitecite
-from conftest import REPO
 
 
 def test_lower_layers_never_import_higher_ones() -> None:

@@ -1,4 +1,4 @@
-"""`sitecite calibrate`: both score distributions, a threshold per embedder, error rates with intervals."""
+"""`sitecite calibrate`: both distributions, a threshold per embedder, rates with intervals."""
 
 from __future__ import annotations
 
@@ -6,7 +6,13 @@ import shutil
 from pathlib import Path
 
 from conftest import CALIBRATION_QUESTIONS
-from sitecite.calibrate import calibrate, choose_section_threshold, choose_support, offtopic_questions
+
+from sitecite.calibrate import (
+    calibrate,
+    choose_section_threshold,
+    choose_support,
+    offtopic_questions,
+)
 from sitecite.index.store import load_index
 from sitecite.pipeline import Engine
 
@@ -49,7 +55,10 @@ def test_calibrate_stores_thresholds_keyed_by_embedder(engine: Engine, tmp_path:
     assert "on-topic (30)" in text and "off-topic (300)" in text and "<- threshold" in text
     assert "95% CI" in text
     reloaded = Engine.load(index_dir, engine.settings)
-    assert reloaded.threshold == stored["section"] and reloaded.coverage_threshold == stored["coverage"]
+    assert (
+        reloaded.threshold == stored["section"]
+        and reloaded.coverage_threshold == stored["coverage"]
+    )
 
 
 def test_calibrate_without_questions_uses_the_site_headings(engine: Engine, tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
+
 from sitecite.cli import build_parser, main
 
 README = (REPO / "README.md").read_text()
@@ -44,29 +44,47 @@ def test_readme_starts_with_exactly_two_setup_commands() -> None:
 
 
 def test_help_is_instant_and_never_imports_torch() -> None:
-    code = ("import sys; from sitecite.cli import main\n"
-            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-            "print(sorted(m for m in ('torch', 'numpy', 'sentence_transformers') if m in sys.modules))")
+    code = (
+        "import sys; from sitecite.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('torch', 'numpy', 'sentence_transformers') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
-def test_ask_json_prints_the_answer_contract(example_index: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["ask", "Who was the Head of Data at Quayline Logistics?", "--index", str(example_index),
-                 "--json"]) == 0
+def test_ask_json_prints_the_answer_contract(
+    example_index: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        main(
+            [
+                "ask",
+                "Who was the Head of Data at Quayline Logistics?",
+                "--index",
+                str(example_index),
+                "--json",
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["refused"] is False and "Femke Janssens" in data["answer"]
     assert data["citations"][0]["url"].endswith("#femke-janssens")
 
 
 def test_ask_prints_numbered_links(example_index: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["ask", "Which city and country is she based in?", "--index", str(example_index)]) == 0
+    assert (
+        main(["ask", "Which city and country is she based in?", "--index", str(example_index)]) == 0
+    )
     out = capsys.readouterr().out
     assert re.search(r"^\[1\] .+ — /#location$", out, re.M)
     assert "mean cosine similarity of the cited sections" in out
 
 
-def test_errors_are_one_line_with_an_exit_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_errors_are_one_line_with_an_exit_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["ask", "anything", "--index", str(tmp_path / "missing")]) == 1
     err = capsys.readouterr().err
     assert err.startswith("sitecite: error: no index at") and err.count("\n") == 1
@@ -82,8 +100,16 @@ def test_index_strict_fails_on_a_bad_file_but_indexes_the_rest(tmp_path: Path) -
     (site / "bad.md").write_text("---\ntitle: [broken\n---\nbody\n")
     env = {**os.environ, "SITECITE_EMBEDDER": "hash-32"}  # index mechanics only: no model needed
     for strict, code in ((False, 0), (True, 1)):
-        command = [sys.executable, "-m", "sitecite.cli", "index", str(site), "--index",
-                   str(tmp_path / "index"), "--json"] + (["--strict"] if strict else [])
+        command = [
+            sys.executable,
+            "-m",
+            "sitecite.cli",
+            "index",
+            str(site),
+            "--index",
+            str(tmp_path / "index"),
+            "--json",
+        ] + (["--strict"] if strict else [])
         run = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=env)
         assert run.returncode == code, run.stderr
         assert "skipped bad.md:2: invalid YAML frontmatter" in run.stderr
@@ -98,7 +124,12 @@ def test_demo_without_server_answers_three_questions(example_index: Path, tmp_pa
     out = StringIO()
     target = tmp_path / "demo-index"
     shutil.copytree(example_index, target)
-    assert run_demo(target, "127.0.0.1", 0, serve=False, out=out, settings=load_settings({}, environ={})) == 0
+    assert (
+        run_demo(
+            target, "127.0.0.1", 0, serve=False, out=out, settings=load_settings({}, environ={})
+        )
+        == 0
+    )
     text = out.getvalue()
     assert text.count("\nQ: ") == 3
     assert "[1]" in text and "The site doesn't say." in text

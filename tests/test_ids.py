@@ -42,7 +42,11 @@ def test_slugify_matches_github(heading: str, expected: str) -> None:
 def test_repeated_headings_get_numbered_slugs() -> None:
     slugger = Slugger()
     assert [slugger.slug(h) for h in ["Results", "Results", "Results-1", "Results"]] == [
-        "results", "results-1", "results-1-1", "results-2"]
+        "results",
+        "results-1",
+        "results-1-1",
+        "results-2",
+    ]
 
 
 def test_urls_use_base_url_route_and_anchor() -> None:

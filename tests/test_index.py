@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import EXAMPLE_SITE
+
 from sitecite.embed import Embedder, HashEmbedder
 from sitecite.errors import EmbedderMismatchError, IndexDirError
 from sitecite.index.build import build_index
@@ -39,7 +39,9 @@ def test_index_directory_holds_the_designed_files(example_index: Path) -> None:
     assert {"manifest.json", "sections.jsonl", "vectors.npy", "bm25"} <= names
     manifest = json.loads((example_index / MANIFEST).read_text())
     assert manifest["embedder"] == {"id": "sentence-transformers/all-MiniLM-L6-v2", "dim": 384}
-    assert {"format_version", "chunker_version", "created", "updated", "thresholds"} <= set(manifest)
+    assert {"format_version", "chunker_version", "created", "updated", "thresholds"} <= set(
+        manifest
+    )
     index = load_index(example_index)
     assert index.vectors.dtype == np.float32 and index.vectors.shape == (len(index.sections), 384)
     assert np.allclose(np.linalg.norm(index.vectors, axis=1), 1.0, atol=1e-4)
@@ -47,7 +49,9 @@ def test_index_directory_holds_the_designed_files(example_index: Path) -> None:
     assert {"id", "page_id", "title", "heading", "url", "text", "hash", "metadata"} <= set(first)
 
 
-def test_rebuild_embeds_only_what_changed(tmp_path: Path, embedder: Embedder, example_index: Path) -> None:
+def test_rebuild_embeds_only_what_changed(
+    tmp_path: Path, embedder: Embedder, example_index: Path
+) -> None:
     site = copy_site(tmp_path)
     target = copy_index(example_index, tmp_path)
     before = load_index(target)
@@ -108,8 +112,21 @@ def test_kill_9_mid_build_leaves_the_previous_index_loadable(
         path.write_text(path.read_text() + "\n## Addendum\n\nA late note with new words in it.\n")
 
     process = subprocess.Popen(
-        [sys.executable, "-m", "sitecite.cli", "index", str(site), "--index", str(target), "--threads", "1"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "SITECITE_PROGRESS": ""})
+        [
+            sys.executable,
+            "-m",
+            "sitecite.cli",
+            "index",
+            str(site),
+            "--index",
+            str(target),
+            "--threads",
+            "1",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "SITECITE_PROGRESS": ""},
+    )
     deadline = time.monotonic() + 120
     while not list(tmp_path.glob(".index.tmp-*")) and time.monotonic() < deadline:
         assert process.poll() is None, "the build finished before it could be killed"
@@ -125,5 +142,7 @@ def test_kill_9_mid_build_leaves_the_previous_index_loadable(
     assert np.array_equal(survivor.vectors, previous.vectors)
 
     report = build_index(site, target, embedder)
-    assert not list(tmp_path.glob(".index.tmp-*")), "the dead build's temporary directory is cleaned up"
+    assert not list(tmp_path.glob(".index.tmp-*")), (
+        "the dead build's temporary directory is cleaned up"
+    )
     assert load_index(target).id == report.index_id != previous.id

@@ -6,13 +6,13 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import EXAMPLE_SITE, shared_data
+
 from sitecite.errors import IngestError
 from sitecite.ingest import load_site
 from sitecite.ingest.mdx import mdx_to_markdown
 
-MDX = '''---
+MDX = """---
 title: Checkout rewrite
 date: 2023-09-14
 tags: [payments, performance]
@@ -59,7 +59,7 @@ const secret = "code is not prose";
 ```
 
 Math stays: $\\frac{a}{b}$ and $$x^{2}$$.
-'''
+"""
 
 
 def write(root: Path, relative: str, text: str | bytes) -> Path:
@@ -81,8 +81,12 @@ def test_mdx_keeps_prose_and_drops_markup(tmp_path: Path) -> None:
     result = load_site(tmp_path, base_url="https://noor.example")
     assert result.problems == []
     by_id = {s.id: s for s in result.sections}
-    assert set(by_id) == {"work/checkout#intro", "work/checkout#context", "work/checkout#results",
-                          "work/checkout#stack"}
+    assert set(by_id) == {
+        "work/checkout#intro",
+        "work/checkout#context",
+        "work/checkout#results",
+        "work/checkout#stack",
+    }
     context = by_id["work/checkout#context"].text
     assert "The old checkout charged some customers twice." in context
     assert "LCP: before 4.1 s, after 1.3 s." in context
@@ -93,7 +97,8 @@ def test_mdx_keeps_prose_and_drops_markup(tmp_path: Path) -> None:
     assert by_id["work/checkout#intro"].text.startswith("A faster, safer checkout.")
     assert by_id["work/checkout#results"].url == "https://noor.example/work/checkout#results"
     assert by_id["work/checkout#stack"].text == (
-        "The stack for Checkout rewrite: React, TypeScript and PostgreSQL.")
+        "The stack for Checkout rewrite: React, TypeScript and PostgreSQL."
+    )
     assert by_id["work/checkout#results"].metadata["date"] == "2023-09-14"
 
 
@@ -114,8 +119,12 @@ def test_mdx_stripping_keeps_line_numbers() -> None:
 
 def test_long_sections_split_per_subsection(tmp_path: Path) -> None:
     words = " ".join(["prose"] * 200) + "."
-    write(tmp_path, "post.md", f"# Post\n\n## Big\n\nLead.\n\n### One\n\n{words}\n\n### Two\n\n{words}\n"
-                               f"\n## Small\n\nShort.\n\n### Inner\n\nAlso short.\n")
+    write(
+        tmp_path,
+        "post.md",
+        f"# Post\n\n## Big\n\nLead.\n\n### One\n\n{words}\n\n### Two\n\n{words}\n"
+        f"\n## Small\n\nShort.\n\n### Inner\n\nAlso short.\n",
+    )
     ids = list(sections_by_id(tmp_path))
     assert ids == ["post#big", "post#one", "post#two", "post#small"]
 
@@ -126,12 +135,19 @@ def test_page_without_headings_is_one_section_named_by_page_id(tmp_path: Path) -
 
 
 def test_html_pages_and_profile_data(tmp_path: Path) -> None:
-    write(tmp_path, "talks.html", "<html><head><title>Talks</title><script>var x=1</script></head>"
-                                  "<body><h1>Talks</h1><p>Intro.</p><h2>Offline apps</h2>"
-                                  "<p>Given at <b>JSConf</b> in 2024.</p><ul><li>Recording</li></ul>"
-                                  "</body></html>")
-    write(tmp_path, "profile.yaml", "name: Ada Lovelace\nrole: Engineer\n"
-                                    "location:\n  city: London\n  country: UK\n")
+    write(
+        tmp_path,
+        "talks.html",
+        "<html><head><title>Talks</title><script>var x=1</script></head>"
+        "<body><h1>Talks</h1><p>Intro.</p><h2>Offline apps</h2>"
+        "<p>Given at <b>JSConf</b> in 2024.</p><ul><li>Recording</li></ul>"
+        "</body></html>",
+    )
+    write(
+        tmp_path,
+        "profile.yaml",
+        "name: Ada Lovelace\nrole: Engineer\nlocation:\n  city: London\n  country: UK\n",
+    )
     write(tmp_path, "projects.json", '[{"title": "Engine", "stack": ["Brass", "Steam"]}]')
     by_id = sections_by_id(tmp_path)
     assert by_id["talks#offline-apps"].text == "Given at JSConf in 2024.\nRecording"
@@ -146,7 +162,12 @@ def test_html_pages_and_profile_data(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "content", "message", "line"),
     [
-        ("bad-yaml.md", "---\ntitle: ok\ntags: [unclosed\n---\nbody\n", "invalid YAML frontmatter", 3),
+        (
+            "bad-yaml.md",
+            "---\ntitle: ok\ntags: [unclosed\n---\nbody\n",
+            "invalid YAML frontmatter",
+            3,
+        ),
         ("unclosed.md", "---\ntitle: never closed\n", "never closed", 1),
         ("bad-bytes.md", b"fine line\nbad \xff byte\n", "not valid UTF-8", 2),
         ("bad-jsx.mdx", "# T\n\nok\n\n{unbalanced expression\n", "unbalanced '{'", 5),
@@ -186,7 +207,9 @@ def test_real_sites_ingest_every_file_without_jsx_residue(site: str) -> None:
     root = shared_data("sites", site)
     result = load_site(root)
     assert result.problems == []
-    assert {p.source for p in result.pages} == {p.relative_to(root).as_posix() for p in root.rglob("*.mdx")}
+    assert {p.source for p in result.pages} == {
+        p.relative_to(root).as_posix() for p in root.rglob("*.mdx")
+    }
     assert len(result.sections) > 100
     for section in result.sections:
         source = (root / section.metadata["source"]).read_text(encoding="utf-8")

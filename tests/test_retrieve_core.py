@@ -11,8 +11,13 @@ from sitecite.retrieve import cosine_loop_search, dense_scores, search, top_k
 
 def test_dense_ranking_equals_the_pure_python_loop(engine: Engine) -> None:
     rows = engine.index.vectors.tolist()
-    queries = ["checkout payments", "where is she based", "design system for a bank",
-               "offline photos upload", "capital of Peru"]
+    queries = [
+        "checkout payments",
+        "where is she based",
+        "design system for a bank",
+        "offline photos upload",
+        "capital of Peru",
+    ]
     for query in queries:
         vector = engine.embedder.embed_query(query)
         numpy_order = top_k(dense_scores(engine.index.vectors, vector), len(rows)).tolist()
@@ -30,6 +35,8 @@ def test_top_k_breaks_ties_by_position() -> None:
 def test_hybrid_search_finds_exact_names_and_marks_admission(engine: Engine) -> None:
     question = "Femke Janssens"
     vector = engine.embedder.embed_query(question)
-    hits = search(engine.index, vector, question, 8, engine.threshold, engine.settings.retrieve).hits
+    hits = search(
+        engine.index, vector, question, 8, engine.threshold, engine.settings.retrieve
+    ).hits
     assert hits[0].section.id.startswith("testimonials") and hits[0].bm25 > 0
     assert all(h.admitted == (h.cosine >= engine.threshold) for h in hits)

@@ -92,8 +92,11 @@ class CalibrationReport:
             "off_topic": [round(x, 4) for x in self.off_topic],
         }
         if self.sentence is not None and self.coverage is not None:
-            values.update(sentence=round(self.sentence, 4), coverage=round(self.coverage, 4),
-                          support=self.support)
+            values.update(
+                sentence=round(self.sentence, 4),
+                coverage=round(self.coverage, 4),
+                support=self.support,
+            )
         return values
 
     def to_json(self) -> dict[str, Any]:
@@ -103,25 +106,37 @@ class CalibrationReport:
         lines = [f"Section gate for {self.embedder_id} (best section cosine per question)", ""]
         lines += histogram(self.on_topic, self.off_topic, self.section)
         fa, fr = self.false_accept, self.false_reject
-        how = "in the gap between the distributions" if self.gap else "at the stated false-accept rate"
-        lines += ["", f"threshold {self.section:.3f} ({how})",
-                  f"  false accept (off-topic admitted): {_rate_text(fa)}",
-                  f"  false reject (on-topic gated out): {_rate_text(fr)}"]
+        how = (
+            "in the gap between the distributions"
+            if self.gap
+            else "at the stated false-accept rate"
+        )
+        lines += [
+            "",
+            f"threshold {self.section:.3f} ({how})",
+            f"  false accept (off-topic admitted): {_rate_text(fa)}",
+            f"  false reject (on-topic gated out): {_rate_text(fr)}",
+        ]
         if self.sentence is not None:
             s = self.support
-            lines += ["", f"Sentence support (fewest false rejects with false accepts <= "
-                          f"{s['target_false_accept']:.0%} end to end)",
-                      f"  sentence cosine >= {self.sentence:.3f} and coverage >= {self.coverage:.2f}",
-                      f"  false accept (should refuse, answered): {_rate_text(s['false_accept'])}",
-                      f"  false reject (should answer, refused): {_rate_text(s['false_reject'])}",
-                      f"  refused before support (instructions, names, answer kind, gate): "
-                      f"{s['refused_earlier']} question(s)"]
+            lines += [
+                "",
+                f"Sentence support (fewest false rejects with false accepts <= "
+                f"{s['target_false_accept']:.0%} end to end)",
+                f"  sentence cosine >= {self.sentence:.3f} and coverage >= {self.coverage:.2f}",
+                f"  false accept (should refuse, answered): {_rate_text(s['false_accept'])}",
+                f"  false reject (should answer, refused): {_rate_text(s['false_reject'])}",
+                f"  refused before support (instructions, names, answer kind, gate): "
+                f"{s['refused_earlier']} question(s)",
+            ]
         return "\n".join(lines)
 
 
 def _rate_text(value: dict[str, float]) -> str:
-    return (f"{value['rate']:.1%} ({value['successes']}/{value['total']}, "
-            f"95% CI {value['low']:.1%}-{value['high']:.1%})")
+    return (
+        f"{value['rate']:.1%} ({value['successes']}/{value['total']}, "
+        f"95% CI {value['low']:.1%}-{value['high']:.1%})"
+    )
 
 
 def histogram(on: list[float], off: list[float], threshold: float, width: int = 24) -> list[str]:
@@ -133,13 +148,18 @@ def histogram(on: list[float], off: list[float], threshold: float, width: int = 
     off_counts, _ = np.histogram(off, bins=edges)
 
     def bar(count: int, peak: int) -> str:
-        return f"{'#' * max(round(count * width / max(peak, 1)), 1 if count else 0):<{width}} {count:>4}"
+        hashes = "#" * max(round(count * width / max(peak, 1)), 1 if count else 0)
+        return f"{hashes:<{width}} {count:>4}"
 
-    lines = [f"{'cosine':>9}  {'on-topic (' + str(len(on)) + ')':<{width + 5}}  off-topic ({len(off)})"]
+    lines = [
+        f"{'cosine':>9}  {'on-topic (' + str(len(on)) + ')':<{width + 5}}  off-topic ({len(off)})"
+    ]
     for i in range(len(edges) - 1):
         mark = "  <- threshold" if edges[i] <= threshold < edges[i + 1] else ""
-        lines.append(f"{edges[i]:.2f}-{edges[i + 1]:.2f}  {bar(on_counts[i], on_counts.max())}  "
-                     f"{bar(off_counts[i], off_counts.max())}{mark}")
+        lines.append(
+            f"{edges[i]:.2f}-{edges[i + 1]:.2f}  {bar(on_counts[i], on_counts.max())}  "
+            f"{bar(off_counts[i], off_counts.max())}{mark}"
+        )
     return lines
 
 
@@ -148,7 +168,9 @@ def best_section_cosines(engine: Engine, questions: list[str]) -> list[float]:
     return [float(x) for x in (vectors @ engine.index.vectors.T).max(axis=1)]
 
 
-def choose_section_threshold(on: list[float], off: list[float], false_accept: float) -> tuple[float, bool]:
+def choose_section_threshold(
+    on: list[float], off: list[float], false_accept: float
+) -> tuple[float, bool]:
     if on and off and min(on) > max(off):
         return (min(on) + max(off)) / 2, True
     ordered = sorted(off, reverse=True)
@@ -167,8 +189,10 @@ def support_pairs(engine: Engine, question: str) -> list[tuple[float, float]] | 
 
 
 def choose_support(
-    answerable: list[list[tuple[float, float]]], refusable: list[list[tuple[float, float]]],
-    earlier: dict[str, int], false_accept: float,
+    answerable: list[list[tuple[float, float]]],
+    refusable: list[list[tuple[float, float]]],
+    earlier: dict[str, int],
+    false_accept: float,
 ) -> tuple[float, float, dict[str, Any]]:
     """The (cosine, coverage) thresholds with the fewest wrongly refused answerable questions
     among those that answer at most `false_accept` of all the questions that should be refused
@@ -182,40 +206,63 @@ def choose_support(
             accepted_bad = sum(any(c >= a and v >= b for c, v in pairs) for pairs in refusable)
             if total_bad and accepted_bad / total_bad > false_accept:
                 continue
-            rejected_good = sum(not any(c >= a and v >= b for c, v in pairs) for pairs in answerable)
+            rejected_good = sum(
+                not any(c >= a and v >= b for c, v in pairs) for pairs in answerable
+            )
             candidates.append((rejected_good, accepted_bad, float(a), float(b)))
     if not candidates:
-        raise QuestionSetError("no support thresholds meet the false-accept target; raise --false-accept")
+        raise QuestionSetError(
+            "no support thresholds meet the false-accept target; raise --false-accept"
+        )
     fewest = min(r for r, _, _, _ in candidates)
     # Among equals, lean on coverage (evidence that the sentence is about what was asked; the
     # similarity alone is what fails on near-miss questions), then on the lowest cosine.
     rejected_good, accepted_bad, a, b = min(
-        (c for c in candidates if c[0] == fewest), key=lambda c: (-c[3], c[2]))
-    stats = {"false_accept": rate(accepted_bad, total_bad),
-             "false_reject": rate(rejected_good + earlier["answerable"], total_good),
-             "target_false_accept": false_accept}
+        (c for c in candidates if c[0] == fewest), key=lambda c: (-c[3], c[2])
+    )
+    stats = {
+        "false_accept": rate(accepted_bad, total_bad),
+        "false_reject": rate(rejected_good + earlier["answerable"], total_good),
+        "target_false_accept": false_accept,
+    }
     return a, b, stats
 
 
-def calibrate(engine: Engine, questions: str | Path | None = None, false_accept: float = 0.2,
-              support_false_accept: float = 0.05, store: bool = True) -> CalibrationReport:
+def calibrate(
+    engine: Engine,
+    questions: str | Path | None = None,
+    false_accept: float = 0.2,
+    support_false_accept: float = 0.05,
+    store: bool = True,
+) -> CalibrationReport:
     """Calibrate the section gate and (with a question set) sentence support; store them."""
     question_set = read_question_set(questions) if questions else []
-    on_questions = ([q["question"] for q in question_set if expects_answer(q)]
-                    if question_set else heading_questions(engine))
+    on_questions = (
+        [q["question"] for q in question_set if expects_answer(q)]
+        if question_set
+        else heading_questions(engine)
+    )
     on = best_section_cosines(engine, on_questions)
     off = best_section_cosines(engine, offtopic_questions())
     section, gap = choose_section_threshold(on, off, false_accept)
     report = CalibrationReport(
-        engine.embedder.id, section, gap, on, off,
+        engine.embedder.id,
+        section,
+        gap,
+        on,
+        off,
         false_accept=rate(sum(x >= section for x in off), len(off)),
         false_reject=rate(sum(x < section for x in on), len(on)),
         source=str(questions) if questions else "site headings",
     )
     if question_set:
-        probe = Engine.for_index(engine.index, engine.settings.model_copy(
-            update={"threshold": section, "sentence_threshold": -1.0, "coverage_threshold": 0.0}),
-            engine.embedder)
+        probe = Engine.for_index(
+            engine.index,
+            engine.settings.model_copy(
+                update={"threshold": section, "sentence_threshold": -1.0, "coverage_threshold": 0.0}
+            ),
+            engine.embedder,
+        )
         answerable, refusable, earlier = [], [], {"answerable": 0, "refusable": 0}
         labelled = [(q["question"], expects_answer(q)) for q in question_set]
         labelled += [(text, False) for text in offtopic_questions()]
@@ -228,9 +275,13 @@ def calibrate(engine: Engine, questions: str | Path | None = None, false_accept:
             else:
                 refusable.append(pairs)
         report.sentence, report.coverage, stats = choose_support(
-            answerable, refusable, earlier, support_false_accept)
-        report.support = {**stats, "refused_earlier": earlier["refusable"] + earlier["answerable"],
-                          "reached_support": {"answerable": len(answerable), "refusable": len(refusable)}}
+            answerable, refusable, earlier, support_false_accept
+        )
+        report.support = {
+            **stats,
+            "refused_earlier": earlier["refusable"] + earlier["answerable"],
+            "reached_support": {"answerable": len(answerable), "refusable": len(refusable)},
+        }
     if store:
         store_thresholds(engine.index.path, engine.embedder.id, report.stored())
     return report

@@ -23,8 +23,10 @@ def example_dir() -> Path:
     for candidate in candidates:
         if (candidate / "site").is_dir():
             return candidate
-    raise SiteciteError("the example site (examples/site) was not found; run the demo from a checkout "
-                        "of the sitecite repository")
+    raise SiteciteError(
+        "the example site (examples/site) was not found; run the demo from a checkout "
+        "of the sitecite repository"
+    )
 
 
 def prepare_example_index(index_dir: str | Path, settings: Settings, out: TextIO) -> Path:
@@ -37,30 +39,51 @@ def prepare_example_index(index_dir: str | Path, settings: Settings, out: TextIO
 
     examples = example_dir()
     index_path = Path(index_dir)
-    embedder = get_embedder(settings.embedder, settings.embedder_base_url, settings.embedder_api_key,
-                            os.cpu_count() or 1)
+    embedder = get_embedder(
+        settings.embedder,
+        settings.embedder_base_url,
+        settings.embedder_api_key,
+        os.cpu_count() or 1,
+    )
     print(f"indexing {examples / 'site'} into {index_path} ...", file=out, flush=True)
     report = build_index(examples / "site", index_path, embedder, base_url=settings.index.base_url)
-    print(f"  {report.sections} sections ({report.embedded} embedded, {report.reused} unchanged) "
-          f"in {report.seconds:.1f} s", file=out, flush=True)
+    print(
+        f"  {report.sections} sections ({report.embedded} embedded, {report.reused} unchanged) "
+        f"in {report.seconds:.1f} s",
+        file=out,
+        flush=True,
+    )
     if embedder.id not in read_manifest(index_path).get("thresholds", {}):
         print("calibrating thresholds on examples/calibration.json ...", file=out, flush=True)
         engine = Engine.load(index_path, settings)
         result = calibrate(engine, examples / "calibration.json")
-        print(f"  section gate {result.section:.3f}, coverage {result.coverage:.2f}", file=out, flush=True)
+        print(
+            f"  section gate {result.section:.3f}, coverage {result.coverage:.2f}",
+            file=out,
+            flush=True,
+        )
     return index_path
 
 
-def run_demo(index_dir: str | Path, host: str, port: int, serve: bool, out: TextIO,
-             settings: Settings | None = None) -> int:
+def run_demo(
+    index_dir: str | Path,
+    host: str,
+    port: int,
+    serve: bool,
+    out: TextIO,
+    settings: Settings | None = None,
+) -> int:
     settings = settings or load_settings({})
     index_path = prepare_example_index(index_dir, settings, out)
     if serve:
         from sitecite.serve import run_server
 
         def ready(url: str) -> None:
-            print(f"sitecite is serving the example site at {url}  (press Ctrl+C to stop)", file=out,
-                  flush=True)
+            print(
+                f"sitecite is serving the example site at {url}  (press Ctrl+C to stop)",
+                file=out,
+                flush=True,
+            )
 
         run_server(index_path, settings, host, port, on_ready=ready)
         return 0

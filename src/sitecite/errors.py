@@ -1,14 +1,14 @@
 """One exception tree for the whole library; the CLI and the server translate it at the edges.
 
-    SiteciteError                 anything sitecite raises on purpose
-    ├── ConfigError               a bad setting, flag or sitecite.toml entry (names the key)
-    ├── IngestError               a content file that cannot be read (names the file and line)
-    ├── IndexDirError             a missing, corrupt or incompatible index directory
-    │   └── EmbedderMismatchError the index was built with another embedder
-    ├── EmbedError                an embedder that cannot load or answer
-    ├── ProviderError             an LLM provider that failed (after retries)
-    ├── QuestionSetError          a bad question set (names the question)
-    └── InputError                a bad question from a user (empty, too long, wrong type)
+SiteciteError                 anything sitecite raises on purpose
+├── ConfigError               a bad setting, flag or sitecite.toml entry (names the key)
+├── IngestError               a content file that cannot be read (names the file and line)
+├── IndexDirError             a missing, corrupt or incompatible index directory
+│   └── EmbedderMismatchError the index was built with another embedder
+├── EmbedError                an embedder that cannot load or answer
+├── ProviderError             an LLM provider that failed (after retries)
+├── QuestionSetError          a bad question set (names the question)
+└── InputError                a bad question from a user (empty, too long, wrong type)
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from pathlib import Path
 from sitecite.config import Settings
 from sitecite.embed import Embedder, get_embedder
 from sitecite.errors import InputError
-from sitecite.generate import Context, ExtractiveGenerator, Generator
+from sitecite.generate import Context, Generator
 from sitecite.generate.extractive import DEFAULT_COVERAGE_THRESHOLD, DEFAULT_SENTENCE_THRESHOLD
 from sitecite.index.store import Index, load_index
 from sitecite.retrieve import search, section_threshold
@@ -41,20 +41,35 @@ class Engine:
     coverage_threshold: float
 
     @classmethod
-    def load(cls, index_dir: str | Path, settings: Settings, generator: Generator | None = None) -> Engine:
+    def load(
+        cls, index_dir: str | Path, settings: Settings, generator: Generator | None = None
+    ) -> Engine:
         """Load the index and the embedder it was built with (a mismatch is an error)."""
-        embedder = get_embedder(settings.embedder, settings.embedder_base_url,
-                                settings.embedder_api_key, settings.torch_threads)
+        embedder = get_embedder(
+            settings.embedder,
+            settings.embedder_base_url,
+            settings.embedder_api_key,
+            settings.torch_threads,
+        )
         index = load_index(index_dir, embedder.id)
         return cls.for_index(index, settings, embedder, generator)
 
     @classmethod
-    def for_index(cls, index: Index, settings: Settings, embedder: Embedder,
-                  generator: Generator | None = None) -> Engine:
+    def for_index(
+        cls,
+        index: Index,
+        settings: Settings,
+        embedder: Embedder,
+        generator: Generator | None = None,
+    ) -> Engine:
         threshold = section_threshold(index, settings.threshold)
         stored = index.thresholds()
-        sentence = _pick(settings.sentence_threshold, stored.get("sentence"), DEFAULT_SENTENCE_THRESHOLD)
-        coverage = _pick(settings.coverage_threshold, stored.get("coverage"), DEFAULT_COVERAGE_THRESHOLD)
+        sentence = _pick(
+            settings.sentence_threshold, stored.get("sentence"), DEFAULT_SENTENCE_THRESHOLD
+        )
+        coverage = _pick(
+            settings.coverage_threshold, stored.get("coverage"), DEFAULT_COVERAGE_THRESHOLD
+        )
         if generator is None:
             from sitecite.generate import make_generator
 
@@ -97,14 +112,23 @@ def answer(engine: Engine, question: str, k: int | None = None) -> tuple[Answer,
     timings["embed"] = _ms(mark)
 
     mark = time.perf_counter()
-    retrieval = search(engine.index, query_vector, question, k, engine.threshold, engine.settings.retrieve)
+    retrieval = search(
+        engine.index, query_vector, question, k, engine.threshold, engine.settings.retrieve
+    )
     timings["retrieve"] = _ms(mark)
     admitted = [hit for hit in retrieval.hits if hit.admitted]
     checks = [
-        Check("instructions", not screen.refuse,
-              f"{screen.instruction}: '{screen.matched}'" if screen.refuse else "none found"),
-        Check("gate", bool(admitted), f"{len(admitted)} of {len(retrieval.hits)} hits at or above "
-              f"cosine {engine.threshold:.3f}"),
+        Check(
+            "instructions",
+            not screen.refuse,
+            f"{screen.instruction}: '{screen.matched}'" if screen.refuse else "none found",
+        ),
+        Check(
+            "gate",
+            bool(admitted),
+            f"{len(admitted)} of {len(retrieval.hits)} hits at or above "
+            f"cosine {engine.threshold:.3f}",
+        ),
     ]
     context_sections = [hit.section for hit in admitted]
 
@@ -114,31 +138,58 @@ def answer(engine: Engine, question: str, k: int | None = None) -> tuple[Answer,
     elif not admitted:
         draft = Draft("", (), True, "none", refusal_reason="below_threshold")
     else:
-        context = Context(question, query_vector, engine.index,
-                          [engine.index.row_of[s.id] for s in context_sections], context_sections,
-                          engine.embedder, screen.answer_kind)
+        context = Context(
+            question,
+            query_vector,
+            engine.index,
+            [engine.index.row_of[s.id] for s in context_sections],
+            context_sections,
+            engine.embedder,
+            screen.answer_kind,
+        )
         draft = engine.generator.generate(context)
     timings["generate"] = _ms(mark)
     timings["total"] = _ms(started)
 
     citations = tuple(
-        Citation(n, hit.section.id, hit.section.title, hit.section.heading, hit.section.url, hit.cosine)
+        Citation(
+            n, hit.section.id, hit.section.title, hit.section.heading, hit.section.url, hit.cosine
+        )
         for n, hit in ((n, admitted[position]) for n, position in enumerate(draft.cited, start=1))
     )
     refused = draft.refused or not citations
-    text = (INSTRUCTION_REFUSAL if draft.refusal_reason == "instruction" else REFUSAL) if refused else draft.text
+    text = (
+        (INSTRUCTION_REFUSAL if draft.refusal_reason == "instruction" else REFUSAL)
+        if refused
+        else draft.text
+    )
     score = sum(c.score for c in citations) / len(citations) if citations and not refused else 0.0
     all_checks = tuple(checks) + draft.checks
     trace = Trace(
-        question=question, hits=retrieval.hits, threshold=engine.threshold,
-        context=tuple(context_sections) if not screen.refuse else (), generator=draft.generator,
-        prompt=draft.prompt, raw_output=draft.raw_output, checks=all_checks, attempts=draft.attempts,
-        timings_ms=timings, tokens=dict(draft.tokens), index_id=engine.index.id,
+        question=question,
+        hits=retrieval.hits,
+        threshold=engine.threshold,
+        context=tuple(context_sections) if not screen.refuse else (),
+        generator=draft.generator,
+        prompt=draft.prompt,
+        raw_output=draft.raw_output,
+        checks=all_checks,
+        attempts=draft.attempts,
+        timings_ms=timings,
+        tokens=dict(draft.tokens),
+        index_id=engine.index.id,
     )
     result = Answer(
-        question=question, refused=refused, answer=text, citations=() if refused else citations,
-        score=score, generator=draft.generator, latency_ms=timings["total"], retrieved=retrieval.hits,
-        refusal_reason=(draft.refusal_reason or "no_citations") if refused else "", tokens=dict(draft.tokens),
+        question=question,
+        refused=refused,
+        answer=text,
+        citations=() if refused else citations,
+        score=score,
+        generator=draft.generator,
+        latency_ms=timings["total"],
+        retrieved=retrieval.hits,
+        refusal_reason=(draft.refusal_reason or "no_citations") if refused else "",
+        tokens=dict(draft.tokens),
     )
     return result, trace
 

@@ -21,26 +21,47 @@ _I = re.IGNORECASE | re.DOTALL
 INSTRUCTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, _I))
     for name, pattern in (
-        ("ignore-instructions", r"\b(ignore|disregard|forget|override|bypass|skip)\b[^.?!]{0,60}"
-         r"\b(instructions?|prompts?|rules|guidelines|directives?|restrictions|previous|prior|above|"
-         r"everything|all of that|context|sources)\b|\b(forget|ignore)\s+about\b"),
-        ("new-instructions", r"\b(new|updated|additional|real|actual)\s+(instructions?|rules|task|directive)\b"),
-        ("identity-override", r"\byou\s+are\s+(now|no\s+longer|actually|really|going\s+to\s+(be|act|pretend))\b"
-         r"|\bfrom\s+now\s+on\b|\b(pretend|imagine)\s+(to\s+be|you\s+are|that\s+you)\b"
-         r"|\b(act|behave|respond|answer|speak)\s+as\s+(if\s+you|an?\b|my\b|the\b)"
-         r"|\blet'?s\s+(role-?play|play\s+a\s+game)\b|\brole-?play\b|\bstay\s+in\s+character\b"),
-        ("prompt-extraction", r"\b(system|developer|hidden|initial|original|secret|internal)\s+"
-         r"(prompt|message|instructions?|rules|guidelines|configuration)\b"
-         r"|\b(print|show|reveal|repeat|output|display|dump|leak|recite|list|tell\s+me|what\s+(are|were))\b"
-         r"[^.?!]{0,50}\byour\s+(\w+\s+){0,2}(prompt|instructions?|rules|guidelines)\b"
-         r"|\binstructions\s+(you\s+were|were\s+you)\s+given\b|\bverbatim\b"),
-        ("markup-injection", r"</?\s*(system|sources?|context|instructions?|assistant|user)\s*>"
-         r"|\[/?(INST|SYS)\]|<<\s*SYS\s*>>|<\|im_(start|end)\|>|\bSYSTEM\s*(OVERRIDE|:)"),
-        ("jailbreak", r"\b(DAN|STAN|DUDE|AIM)\b(?=[^.?!]{0,80}\b(mode|anything|restrictions?|filters?|jailbreak)\b)"
-         r"|\bdo\s+anything\s+now\b|\bjailbreak|\bdeveloper\s+mode\b|\bno\s+(restrictions|filters|limits|rules)\b"),
-        ("output-control", r"\b(reply|respond|answer|say|output|print|write|append|add|include|end)\b[^.?!]{0,40}"
-         r"\b(only|exactly|just|verbatim)\b[^.?!]{0,20}\b(with|the\s+word|the\s+code|the\s+text|this)\b"
-         r"|\bappend\b[^.?!]{0,60}\b(to|at)\s+the\s+end\b|\bbefore\s+you\s+answer\b"),
+        (
+            "ignore-instructions",
+            r"\b(ignore|disregard|forget|override|bypass|skip)\b[^.?!]{0,60}"
+            r"\b(instructions?|prompts?|rules|guidelines|directives?|restrictions|previous|prior|above|"
+            r"everything|all of that|context|sources)\b|\b(forget|ignore)\s+about\b",
+        ),
+        (
+            "new-instructions",
+            r"\b(new|updated|additional|real|actual)\s+(instructions?|rules|task|directive)\b",
+        ),
+        (
+            "identity-override",
+            r"\byou\s+are\s+(now|no\s+longer|actually|really|going\s+to\s+(be|act|pretend))\b"
+            r"|\bfrom\s+now\s+on\b|\b(pretend|imagine)\s+(to\s+be|you\s+are|that\s+you)\b"
+            r"|\b(act|behave|respond|answer|speak)\s+as\s+(if\s+you|an?\b|my\b|the\b)"
+            r"|\blet'?s\s+(role-?play|play\s+a\s+game)\b|\brole-?play\b|\bstay\s+in\s+character\b",
+        ),
+        (
+            "prompt-extraction",
+            r"\b(system|developer|hidden|initial|original|secret|internal)\s+"
+            r"(prompt|message|instructions?|rules|guidelines|configuration)\b"
+            r"|\b(print|show|reveal|repeat|output|display|dump|leak|recite|list|tell\s+me|what\s+(are|were))\b"
+            r"[^.?!]{0,50}\byour\s+(\w+\s+){0,2}(prompt|instructions?|rules|guidelines)\b"
+            r"|\binstructions\s+(you\s+were|were\s+you)\s+given\b|\bverbatim\b",
+        ),
+        (
+            "markup-injection",
+            r"</?\s*(system|sources?|context|instructions?|assistant|user)\s*>"
+            r"|\[/?(INST|SYS)\]|<<\s*SYS\s*>>|<\|im_(start|end)\|>|\bSYSTEM\s*(OVERRIDE|:)",
+        ),
+        (
+            "jailbreak",
+            r"\b(DAN|STAN|DUDE|AIM)\b(?=[^.?!]{0,80}\b(mode|anything|restrictions?|filters?|jailbreak)\b)"
+            r"|\bdo\s+anything\s+now\b|\bjailbreak|\bdeveloper\s+mode\b|\bno\s+(restrictions|filters|limits|rules)\b",
+        ),
+        (
+            "output-control",
+            r"\b(reply|respond|answer|say|output|print|write|append|add|include|end)\b[^.?!]{0,40}"
+            r"\b(only|exactly|just|verbatim)\b[^.?!]{0,20}\b(with|the\s+word|the\s+code|the\s+text|this)\b"
+            r"|\bappend\b[^.?!]{0,60}\b(to|at)\s+the\s+end\b|\bbefore\s+you\s+answer\b",
+        ),
     )
 )
 
@@ -66,28 +87,53 @@ class Screen:
 ANSWER_KINDS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
     (name, re.compile(asks, _I), re.compile(evidence, _I))
     for name, asks, evidence in (
-        ("phone", r"\b(phone|mobile|cell|telephone|whatsapp)\b(\s+\w+){0,2}\s+(number|no\.?)\b"
-         r"|\b(number)\b[^.?]{0,20}\b(call|text|phone)\b",
-         r"\+?\d[\d ().-]{7,}\d"),
-        ("email", r"\be-?mail(\s+address)?\b(?![^.?]{0,30}\b(reply|respond|answer))",
-         r"[\w.+-]+@[\w-]+\.[\w.]+"),
-        ("address", r"\b(home|street|postal|mailing|house|physical)\s+address\b|\bwhere\s+(exactly\s+)?does\s+\w+\s+live\b",
-         r"\b\d+[a-z]?,?\s+(\w+\s+){0,3}(street|st\.|road|rd\.|avenue|ave\.|rua|lane|square|praça|travessa|largo)\b"
-         r"|\b(street|rua|avenue|avenida|travessa)\s+\w+[^.]{0,30}\d"),
-        ("bank", r"\b(bank\s+(account|details)|iban|account\s+number|sort\s+code|card\s+number|routing\s+number)\b",
-         r"\b[A-Z]{2}\d{2}[A-Z0-9 ]{10,30}\b"),
-        ("age", r"\bhow\s+old\b|\b(her|his|their)\s+age\b|\bdate\s+of\s+birth\b|\bwhen\s+was\s+\w+\s+born\b|\bbirthday\b",
-         r"\b\d{1,3}\s*(years?\s+old|-year-old)\b|\baged\s+\d+\b|\bborn\s+(in|on)\b"),
-        ("money", r"\bhow\s+much\b[^.?]{0,60}\b(pay|paid|charges?|charged|cost|costs|earn|earned|make|makes|"
-         r"made|worth|bill|billed|invoice|invoiced)\b|\b(salary|salaries|day\s+rate|hourly\s+rate|daily\s+rate|"
-         r"fees?|pricing|price\s+list|income|earnings)\b|\b(her|his|their|your)\s+rates?\b"
-         r"|\bwhat\s+(does|did|would|will)\s+\w+\s+charge\b",
-         r"[€$£¥]\s?\d|\d\s?(€|\$|£|eur|euros?|usd|dollars?|gbp|pounds?|k\s?(€|\$|£))\b|\b(EUR|USD|GBP)\s?\d"),
-        ("count", r"^\s*(how\s+many|what\s+number\s+of)\b|\bhow\s+many\b", r"\d|\b(one|two|three|four|five|six|"
-         r"seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand|million)\b"),
-        ("date", r"^\s*(when|what\s+year|which\s+year|since\s+when|what\s+date|on\s+what\s+date|in\s+what\s+year)\b",
-         r"\b(1[89]\d\d|20\d\d)\b|\b(january|february|march|april|may|june|july|august|september|october|"
-         r"november|december|spring|summer|autumn|fall|winter)\b|\b(today|yesterday|since|until)\b"),
+        (
+            "phone",
+            r"\b(phone|mobile|cell|telephone|whatsapp)\b(\s+\w+){0,2}\s+(number|no\.?)\b"
+            r"|\b(number)\b[^.?]{0,20}\b(call|text|phone)\b",
+            r"\+?\d[\d ().-]{7,}\d",
+        ),
+        (
+            "email",
+            r"\be-?mail(\s+address)?\b(?![^.?]{0,30}\b(reply|respond|answer))",
+            r"[\w.+-]+@[\w-]+\.[\w.]+",
+        ),
+        (
+            "address",
+            r"\b(home|street|postal|mailing|house|physical)\s+address\b|\bwhere\s+(exactly\s+)?does\s+\w+\s+live\b",
+            r"\b\d+[a-z]?,?\s+(\w+\s+){0,3}(street|st\.|road|rd\.|avenue|ave\.|rua|lane|square|praça|travessa|largo)\b"
+            r"|\b(street|rua|avenue|avenida|travessa)\s+\w+[^.]{0,30}\d",
+        ),
+        (
+            "bank",
+            r"\b(bank\s+(account|details)|iban|account\s+number|sort\s+code|card\s+number|routing\s+number)\b",
+            r"\b[A-Z]{2}\d{2}[A-Z0-9 ]{10,30}\b",
+        ),
+        (
+            "age",
+            r"\bhow\s+old\b|\b(her|his|their)\s+age\b|\bdate\s+of\s+birth\b|\bwhen\s+was\s+\w+\s+born\b|\bbirthday\b",
+            r"\b\d{1,3}\s*(years?\s+old|-year-old)\b|\baged\s+\d+\b|\bborn\s+(in|on)\b",
+        ),
+        (
+            "money",
+            r"\bhow\s+much\b[^.?]{0,60}\b(pay|paid|charges?|charged|cost|costs|earn|earned|make|makes|"
+            r"made|worth|bill|billed|invoice|invoiced)\b|\b(salary|salaries|day\s+rate|hourly\s+rate|daily\s+rate|"
+            r"fees?|pricing|price\s+list|income|earnings)\b|\b(her|his|their|your)\s+rates?\b"
+            r"|\bwhat\s+(does|did|would|will)\s+\w+\s+charge\b",
+            r"[€$£¥]\s?\d|\d\s?(€|\$|£|eur|euros?|usd|dollars?|gbp|pounds?|k\s?(€|\$|£))\b|\b(EUR|USD|GBP)\s?\d",
+        ),
+        (
+            "count",
+            r"^\s*(how\s+many|what\s+number\s+of)\b|\bhow\s+many\b",
+            r"\d|\b(one|two|three|four|five|six|"
+            r"seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand|million)\b",
+        ),
+        (
+            "date",
+            r"^\s*(when|what\s+year|which\s+year|since\s+when|what\s+date|on\s+what\s+date|in\s+what\s+year)\b",
+            r"\b(1[89]\d\d|20\d\d)\b|\b(january|february|march|april|may|june|july|august|september|october|"
+            r"november|december|spring|summer|autumn|fall|winter)\b|\b(today|yesterday|since|until)\b",
+        ),
     )
 )
 
@@ -102,9 +148,13 @@ def answer_kind(question: str) -> str:
 
 _COUNTED = re.compile(
     r"\bhow\s+many\s+(?:[\w-]+\s+){0,3}?([a-z][\w-]*)\s+(?:do|does|did|is|are|was|were|has|have|had|"
-    r"can|could|will|would|should|in|on|at|of|per|a|an|the|she|he|they|it|you|we|there)\b", _I)
-_NUMBER_WORDS = (r"\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-                 r"twenty|thirty|forty|fifty|hundred|thousand|million|dozens?|hundreds|thousands")
+    r"can|could|will|would|should|in|on|at|of|per|a|an|the|she|he|they|it|you|we|there)\b",
+    _I,
+)
+_NUMBER_WORDS = (
+    r"\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"twenty|thirty|forty|fifty|hundred|thousand|million|dozens?|hundreds|thousands"
+)
 
 
 def counted_noun(question: str) -> str:

@@ -20,7 +20,9 @@ def wilson(successes: int, total: int, z: float = Z95) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def bootstrap_mean(values: Sequence[float], resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
+def bootstrap_mean(
+    values: Sequence[float], resamples: int = 2000, seed: int = 0
+) -> tuple[float, float]:
     """95% percentile-bootstrap interval for the mean."""
     if not values:
         return (0.0, 0.0)
@@ -43,5 +45,10 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 def rate(successes: int, total: int) -> dict[str, float]:
     low, high = wilson(successes, total)
-    return {"rate": successes / total if total else 0.0, "low": low, "high": high,
-            "successes": successes, "total": total}
+    return {
+        "rate": successes / total if total else 0.0,
+        "low": low,
+        "high": high,
+        "successes": successes,
+        "total": total,
+    }

@@ -10,7 +10,6 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from sitecite.errors import SiteciteError
@@ -41,13 +40,24 @@ def _settings(args: argparse.Namespace, **flags: Any) -> Any:
 
 def _rich_reporter() -> Any:
     """A progress bar on stderr for long work (indexing)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     class Reporter:
         def __init__(self) -> None:
-            self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                     TimeRemainingColumn(), transient=False,
-                                     disable=not sys.stderr.isatty() and not os.environ.get("SITECITE_PROGRESS"))
+            self.progress = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                transient=False,
+                disable=not sys.stderr.isatty() and not os.environ.get("SITECITE_PROGRESS"),
+            )
             self.task: Any = None
 
         def start(self, description: str, total: int) -> None:
@@ -75,12 +85,23 @@ def cmd_index(args: argparse.Namespace) -> int:
 
     settings = _settings(args, **{"index.base_url": args.base_url, "index.route": args.route})
     threads = settings.torch_threads if args.threads is None else args.threads
-    embedder = get_embedder(settings.embedder, settings.embedder_base_url, settings.embedder_api_key,
-                            threads or (os.cpu_count() or 1))
+    embedder = get_embedder(
+        settings.embedder,
+        settings.embedder_base_url,
+        settings.embedder_api_key,
+        threads or (os.cpu_count() or 1),
+    )
     reporter = _rich_reporter()
     try:
-        report = build_index(args.content_dir, args.index, embedder, base_url=settings.index.base_url,
-                             route=settings.index.route, rebuild=args.rebuild, reporter=reporter)
+        report = build_index(
+            args.content_dir,
+            args.index,
+            embedder,
+            base_url=settings.index.base_url,
+            route=settings.index.route,
+            rebuild=args.rebuild,
+            reporter=reporter,
+        )
     finally:
         reporter.stop()
     for problem in report.problems:
@@ -88,9 +109,11 @@ def cmd_index(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_json()))
     else:
-        print(f"indexed {report.sections} sections into {args.index} in {report.seconds:.1f} s: "
-              f"{report.embedded} embedded, {report.reused} unchanged, {report.removed} removed"
-              + (f", {len(report.problems)} file(s) skipped" if report.problems else ""))
+        print(
+            f"indexed {report.sections} sections into {args.index} in {report.seconds:.1f} s: "
+            f"{report.embedded} embedded, {report.reused} unchanged, {report.removed} removed"
+            + (f", {len(report.problems)} file(s) skipped" if report.problems else "")
+        )
     return 1 if report.problems and args.strict else 0
 
 
@@ -115,8 +138,13 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from sitecite.pipeline import Engine
 
     engine = Engine.load(args.index, _settings(args))
-    report = calibrate(engine, questions=args.questions, false_accept=args.false_accept,
-                       support_false_accept=args.support_false_accept, store=not args.dry_run)
+    report = calibrate(
+        engine,
+        questions=args.questions,
+        false_accept=args.false_accept,
+        support_false_accept=args.support_false_accept,
+        store=not args.dry_run,
+    )
     print(report.to_text())
     if args.json:
         print(json.dumps(report.to_json()))
@@ -127,40 +155,64 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from sitecite.demo import run_demo
 
-    return run_demo(index_dir=args.index, host=args.host, port=args.port, serve=not args.no_serve,
-                    out=sys.stdout)
+    return run_demo(
+        index_dir=args.index,
+        host=args.host,
+        port=args.port,
+        serve=not args.no_serve,
+        out=sys.stdout,
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sitecite",
         description="Answer questions about a person from their own website, with a citation on "
-                    "every claim, or say plainly that the site doesn't say.",
+        "every claim, or say plainly that the site doesn't say.",
     )
     parser.add_argument("--config", help="settings file (default: ./sitecite.toml if present)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    demo = sub.add_parser("demo", help="index the bundled example site and serve it (or print answers)",
-                          description="Index the bundled example site if needed, then serve it.")
-    demo.add_argument("--index", default=DEFAULT_INDEX + "-example", help="where to keep the example index")
+    demo = sub.add_parser(
+        "demo",
+        help="index the bundled example site and serve it (or print answers)",
+        description="Index the bundled example site if needed, then serve it.",
+    )
+    demo.add_argument(
+        "--index", default=DEFAULT_INDEX + "-example", help="where to keep the example index"
+    )
     demo.add_argument("--host", default="127.0.0.1")
     demo.add_argument("--port", type=int, default=8000)
-    demo.add_argument("--no-serve", action="store_true", help="ask three example questions and exit")
+    demo.add_argument(
+        "--no-serve", action="store_true", help="ask three example questions and exit"
+    )
 
-    index = sub.add_parser("index", help="ingest a content directory and build or update an index",
-                           description="Ingest Markdown/MDX/HTML/JSON/YAML content into an index "
-                                       "directory; unchanged sections are not embedded again.")
+    index = sub.add_parser(
+        "index",
+        help="ingest a content directory and build or update an index",
+        description="Ingest Markdown/MDX/HTML/JSON/YAML content into an index "
+        "directory; unchanged sections are not embedded again.",
+    )
     index.add_argument("content_dir")
     index.add_argument("--index", required=True, help="index directory to create or update")
     index.add_argument("--base-url", help="site address used to build citation URLs")
     index.add_argument("--route", help="URL route for a page id, e.g. '/blog/{page_id}'")
-    index.add_argument("--rebuild", action="store_true", help="re-embed everything (e.g. new embedder)")
-    index.add_argument("--strict", action="store_true", help="exit non-zero if any file was skipped")
-    index.add_argument("--threads", type=int, help="torch threads for embedding (default: all cores)")
+    index.add_argument(
+        "--rebuild", action="store_true", help="re-embed everything (e.g. new embedder)"
+    )
+    index.add_argument(
+        "--strict", action="store_true", help="exit non-zero if any file was skipped"
+    )
+    index.add_argument(
+        "--threads", type=int, help="torch threads for embedding (default: all cores)"
+    )
     index.add_argument("--json", action="store_true", help="print the build report as JSON")
 
-    ask = sub.add_parser("ask", help="answer one question with citations, or refuse",
-                         description="Answer one question from an index.")
+    ask = sub.add_parser(
+        "ask",
+        help="answer one question with citations, or refuse",
+        description="Answer one question from an index.",
+    )
     ask.add_argument("question")
     ask.add_argument("--index", required=True)
     ask.add_argument("--json", action="store_true", help="print the answer JSON (DESIGN.md)")
@@ -169,17 +221,32 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--threshold", type=float, help="override the calibrated gate threshold")
     ask.add_argument("--generator", choices=["extractive", "llm"])
 
-    calibrate = sub.add_parser("calibrate", help="choose the gate thresholds from on- and off-topic questions",
-                               description="Score on-topic questions (a question set, or the site's own "
-                                           "headings) and the bundled off-topic list; store thresholds.")
+    calibrate = sub.add_parser(
+        "calibrate",
+        help="choose the gate thresholds from on- and off-topic questions",
+        description="Score on-topic questions (a question set, or the site's own "
+        "headings) and the bundled off-topic list; store thresholds.",
+    )
     calibrate.add_argument("--index", required=True)
-    calibrate.add_argument("--questions", help="question set (DESIGN.md format) for on-topic questions")
-    calibrate.add_argument("--false-accept", type=float, default=0.2,
-                           help="target false-accept rate of the section gate when the distributions overlap (default 0.2)")
-    calibrate.add_argument("--support-false-accept", type=float, default=0.05,
-                           help="share of should-refuse questions (question set and off-topic list) "
-                                "that may still get an answer (default 0.05)")
-    calibrate.add_argument("--dry-run", action="store_true", help="print, do not store in the manifest")
+    calibrate.add_argument(
+        "--questions", help="question set (DESIGN.md format) for on-topic questions"
+    )
+    calibrate.add_argument(
+        "--false-accept",
+        type=float,
+        default=0.2,
+        help="section gate: target false-accept rate when the distributions overlap (default 0.2)",
+    )
+    calibrate.add_argument(
+        "--support-false-accept",
+        type=float,
+        default=0.05,
+        help="share of should-refuse questions (question set and off-topic list) "
+        "that may still get an answer (default 0.05)",
+    )
+    calibrate.add_argument(
+        "--dry-run", action="store_true", help="print, do not store in the manifest"
+    )
     calibrate.add_argument("--json", action="store_true")
 
     _add_eval_parser(sub)
@@ -213,5 +280,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("sitecite: interrupted", file=sys.stderr)
         return 130
-
-

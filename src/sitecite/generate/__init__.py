@@ -10,10 +10,16 @@ from sitecite.generate.extractive import DEFAULT_COVERAGE_THRESHOLD, ExtractiveG
 __all__ = ["Context", "ExtractiveGenerator", "Generator", "make_generator"]
 
 
-def make_generator(settings: Settings, sentence_threshold: float, embedder: Embedder,
-                   coverage_threshold: float = DEFAULT_COVERAGE_THRESHOLD) -> Generator:
-    """The generator the settings ask for; the extractive one is also every LLM chain's last resort."""
-    extractive = ExtractiveGenerator(sentence_threshold, settings.max_answer_sentences, coverage_threshold)
+def make_generator(
+    settings: Settings,
+    sentence_threshold: float,
+    embedder: Embedder,
+    coverage_threshold: float = DEFAULT_COVERAGE_THRESHOLD,
+) -> Generator:
+    """The generator the settings ask for; the extractive one is every LLM chain's last resort."""
+    extractive = ExtractiveGenerator(
+        sentence_threshold, settings.max_answer_sentences, coverage_threshold
+    )
     if settings.generator == "extractive":
         return extractive
     from sitecite.generate.llm import make_llm_generator

@@ -33,12 +33,92 @@ SECOND_SENTENCE_MARGIN = 0.08
 CALIBRATION_PAIRS = 30  # (cosine, coverage) of the top sentences, kept for `sitecite calibrate`
 # Words that frame a question rather than say what it is about.
 QUESTION_WORDS = frozenset(
-    """what which who whom whose when where why how does did do is are was were can could would
-    should will shall has have had tell know like kind sort type thing things anything something
-    someone anyone ever really actually exactly roughly currently still yet much many long often
-    get got go going make made say said said think thought mean use used need want give show
-    describe explain mention mentioned talk talked site website page her his their she he they
-    him them""".split()
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "does",
+        "did",
+        "do",
+        "is",
+        "are",
+        "was",
+        "were",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "shall",
+        "has",
+        "have",
+        "had",
+        "tell",
+        "know",
+        "like",
+        "kind",
+        "sort",
+        "type",
+        "thing",
+        "things",
+        "anything",
+        "something",
+        "someone",
+        "anyone",
+        "ever",
+        "really",
+        "actually",
+        "exactly",
+        "roughly",
+        "currently",
+        "still",
+        "yet",
+        "much",
+        "many",
+        "long",
+        "often",
+        "get",
+        "got",
+        "go",
+        "going",
+        "make",
+        "made",
+        "say",
+        "said",
+        "said",
+        "think",
+        "thought",
+        "mean",
+        "use",
+        "used",
+        "need",
+        "want",
+        "give",
+        "show",
+        "describe",
+        "explain",
+        "mention",
+        "mentioned",
+        "talk",
+        "talked",
+        "site",
+        "website",
+        "page",
+        "her",
+        "his",
+        "their",
+        "she",
+        "he",
+        "they",
+        "him",
+        "them",
+    ]
 )
 _CAPITALISED = re.compile(r"(?<![\w'’])([A-Z][\w'’&.-]*[\w])")
 
@@ -70,7 +150,10 @@ class WordCoverage:
         if self.focus_vectors is None or not present:
             return sum(w in present for w in self.focus) / len(self.focus)
         similarity = self.focus_vectors @ self.word_vectors[[self.rows[w] for w in present]].T
-        best = [1.0 if word in present else float(similarity[i].max()) for i, word in enumerate(self.focus)]
+        best = [
+            1.0 if word in present else float(similarity[i].max())
+            for i, word in enumerate(self.focus)
+        ]
         return sum(best) / len(best)
 
 
@@ -85,7 +168,7 @@ def proper_names(question: str) -> list[str]:
     names = []
     for match in _CAPITALISED.finditer(question):
         before = question[: match.start()].rstrip()
-        if not before or before[-1] in ".?!:;\"(<>":
+        if not before or before[-1] in '.?!:;"(<>':
             continue
         for part in re.split(r"[-/]", _CONTRACTION.sub("", match.group(1).rstrip("."))):
             if len(part) > 1 and part.lower() not in STOPWORDS and part[:1].isupper():
@@ -94,12 +177,17 @@ def proper_names(question: str) -> list[str]:
 
 
 def focus_words(question: str, subject: frozenset[str] = frozenset()) -> list[str]:
-    """The words a question is about: no stop words, question words, numbers or the site's subject."""
+    """The words a question is about: no stop words, question words, numbers or the site owner."""
     found = []
     for token in words(question):
         for part in re.split(r"[-/]", _CONTRACTION.sub("", token)):
-            if (len(part) > 2 and part.isalpha() and part not in STOPWORDS
-                    and part not in QUESTION_WORDS and part not in subject):
+            if (
+                len(part) > 2
+                and part.isalpha()
+                and part not in STOPWORDS
+                and part not in QUESTION_WORDS
+                and part not in subject
+            ):
                 found.append(part)
     return found
 
@@ -109,19 +197,31 @@ class ExtractiveGenerator(Generator):
 
     name = "extractive"
 
-    def __init__(self, sentence_threshold: float = DEFAULT_SENTENCE_THRESHOLD,
-                 max_sentences: int = 3, coverage_threshold: float = DEFAULT_COVERAGE_THRESHOLD) -> None:
+    def __init__(
+        self,
+        sentence_threshold: float = DEFAULT_SENTENCE_THRESHOLD,
+        max_sentences: int = 3,
+        coverage_threshold: float = DEFAULT_COVERAGE_THRESHOLD,
+    ) -> None:
         self.sentence_threshold = sentence_threshold
         self.coverage_threshold = coverage_threshold
         self.max_sentences = max_sentences
 
     def generate(self, context: Context) -> Draft:
         checks: list[Check] = []
-        unknown = [n for n in proper_names(context.question)
-                   if n.lower() not in context.index.word_set
-                   and stem(n.lower()) not in context.index.vocabulary]
-        checks.append(Check("entities", not unknown,
-                            f"not on the site: {', '.join(unknown)}" if unknown else "all names occur"))
+        unknown = [
+            n
+            for n in proper_names(context.question)
+            if n.lower() not in context.index.word_set
+            and stem(n.lower()) not in context.index.vocabulary
+        ]
+        checks.append(
+            Check(
+                "entities",
+                not unknown,
+                f"not on the site: {', '.join(unknown)}" if unknown else "all names occur",
+            )
+        )
         if unknown:
             return self._refuse("unknown_entity", checks)
 
@@ -129,15 +229,24 @@ class ExtractiveGenerator(Generator):
         kind = context.answer_kind
         if kind:
             ranked = [s for s in ranked if has_answer_kind(kind, s.text, context.question)]
-            checks.append(Check("answer_kind", bool(ranked),
-                                f"asks for {kind}; " + ("found" if ranked else "no admitted sentence has one")))
+            checks.append(
+                Check(
+                    "answer_kind",
+                    bool(ranked),
+                    f"asks for {kind}; " + ("found" if ranked else "no admitted sentence has one"),
+                )
+            )
             if not ranked:
                 return self._refuse("answer_kind", checks)
         supported = [s for s in ranked if self.supports(s)]
         top = ranked[0] if ranked else None
-        detail = (f"top sentence cosine {top.cosine:.3f}, coverage {top.coverage:.2f}; thresholds "
-                  f"{self.sentence_threshold:.3f} and {self.coverage_threshold:.2f}; "
-                  f"{len(supported)} sentence(s) clear both" if top else "no sentences in the admitted sections")
+        detail = (
+            f"top sentence cosine {top.cosine:.3f}, coverage {top.coverage:.2f}; thresholds "
+            f"{self.sentence_threshold:.3f} and {self.coverage_threshold:.2f}; "
+            f"{len(supported)} sentence(s) clear both"
+            if top
+            else "no sentences in the admitted sections"
+        )
         pairs = [[round(s.cosine, 4), round(s.coverage, 4)] for s in ranked[:CALIBRATION_PAIRS]]
         checks.append(Check("support", bool(supported), detail, {"pairs": pairs}))
         if not supported:
@@ -154,7 +263,10 @@ class ExtractiveGenerator(Generator):
 
     def supports(self, sentence: ScoredSentence) -> bool:
         """A sentence may answer when it is similar enough and covers enough of the question."""
-        return sentence.cosine >= self.sentence_threshold and sentence.coverage >= self.coverage_threshold
+        return (
+            sentence.cosine >= self.sentence_threshold
+            and sentence.coverage >= self.coverage_threshold
+        )
 
     def _rank(self, context: Context) -> list[ScoredSentence]:
         """Every sentence of the admitted sections, scored by cosine plus how well it covers the
@@ -168,8 +280,15 @@ class ExtractiveGenerator(Generator):
             cosines = context.index.sentence_vectors[rows.start : rows.stop] @ context.query_vector
             for text, cosine in zip(section.sentences, cosines, strict=True):
                 covered = coverage.of(text)
-                scored.append(ScoredSentence(position, text, float(cosine) + COVERAGE_WEIGHT * covered,
-                                             float(cosine), covered))
+                scored.append(
+                    ScoredSentence(
+                        position,
+                        text,
+                        float(cosine) + COVERAGE_WEIGHT * covered,
+                        float(cosine),
+                        covered,
+                    )
+                )
         scored.sort(key=lambda s: -s.score)
         return scored
 

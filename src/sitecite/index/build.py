@@ -83,10 +83,20 @@ def build_index(
     """Ingest `content_dir` and write the index to `index_dir`, reusing unchanged embeddings."""
     started = time.perf_counter()
     ingested = load_site(content_dir, base_url, route)
-    return write_index(ingested.sections, index_dir, embedder, rebuild=rebuild, reporter=reporter,
-                       problems=ingested.problems, started=started,
-                       extra={"content_dir": str(Path(content_dir).resolve()), "base_url": base_url,
-                              "route": route})
+    return write_index(
+        ingested.sections,
+        index_dir,
+        embedder,
+        rebuild=rebuild,
+        reporter=reporter,
+        problems=ingested.problems,
+        started=started,
+        extra={
+            "content_dir": str(Path(content_dir).resolve()),
+            "base_url": base_url,
+            "route": route,
+        },
+    )
 
 
 def write_index(
@@ -142,9 +152,19 @@ def write_index(
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
         raise
-    removed = len({s.hash for s in previous.sections} - {s.hash for s in sections}) if previous else 0
-    return BuildReport(index_id, len(sections), counts[0], len(sections) - counts[0], removed,
-                       counts[1], time.perf_counter() - started, list(problems or []))
+    removed = (
+        len({s.hash for s in previous.sections} - {s.hash for s in sections}) if previous else 0
+    )
+    return BuildReport(
+        index_id,
+        len(sections),
+        counts[0],
+        len(sections) - counts[0],
+        removed,
+        counts[1],
+        time.perf_counter() - started,
+        list(problems or []),
+    )
 
 
 def _previous(target: Path, embedder: Embedder, rebuild: bool) -> Index | None:
@@ -181,7 +201,10 @@ def _alive(pid: int) -> bool:
 
 
 def _embed(
-    sections: Sequence[Section], previous: Index | None, embedder: Embedder, reporter: Reporter | None
+    sections: Sequence[Section],
+    previous: Index | None,
+    embedder: Embedder,
+    reporter: Reporter | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
     """Section and sentence vectors, reusing the previous index's rows for unchanged hashes."""
     old_rows = {s.hash: row for row, s in enumerate(previous.sections)} if previous else {}
@@ -220,13 +243,20 @@ def _embed(
 
 def site_words(sections: Sequence[Section]) -> list[str]:
     """The site's vocabulary: every alphabetic word of three letters or more, no stop words."""
-    found = {w for s in sections for w in words(s.embed_text)
-             if len(w) > 2 and w.isalpha() and w not in STOPWORDS}
+    found = {
+        w
+        for s in sections
+        for w in words(s.embed_text)
+        if len(w) > 2 and w.isalpha() and w not in STOPWORDS
+    }
     return sorted(found)
 
 
 def _embed_words(
-    sections: Sequence[Section], previous: Index | None, embedder: Embedder, reporter: Reporter | None
+    sections: Sequence[Section],
+    previous: Index | None,
+    embedder: Embedder,
+    reporter: Reporter | None,
 ) -> tuple[list[str], np.ndarray]:
     vocabulary = site_words(sections)
     known = {w: row for row, w in enumerate(previous.words)} if previous else {}

@@ -1,13 +1,13 @@
 """The index directory: plain files plus a manifest (DESIGN.md "Index directory").
 
-    manifest.json          format, embedder id and dimension, chunker version, times, thresholds
-    sections.jsonl         one section per line (row i of every matrix below)
-    vectors.npy            float32 (sections x dim), unit rows
-    sentence_vectors.npy   float32 (sentences x dim), unit rows, grouped by section
-    sentence_offsets.npy   int64 (sections + 1): section i owns rows offsets[i]:offsets[i+1]
-    bm25/                  the bm25s index over the same sections
-    words.json             the site's vocabulary (surface words), row i of word_vectors.npy
-    word_vectors.npy       float32 (words x dim): lets a question's word find its neighbours
+manifest.json          format, embedder id and dimension, chunker version, times, thresholds
+sections.jsonl         one section per line (row i of every matrix below)
+vectors.npy            float32 (sections x dim), unit rows
+sentence_vectors.npy   float32 (sentences x dim), unit rows, grouped by section
+sentence_offsets.npy   int64 (sections + 1): section i owns rows offsets[i]:offsets[i+1]
+bm25/                  the bm25s index over the same sections
+words.json             the site's vocabulary (surface words), row i of word_vectors.npy
+word_vectors.npy       float32 (words x dim): lets a question's word find its neighbours
 """
 
 from __future__ import annotations
@@ -50,8 +50,9 @@ class Index:
     sentence_offsets: np.ndarray
     bm25: Any = field(repr=False, default=None)
     words: list[str] = field(default_factory=list, repr=False)
-    word_vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 1), dtype=np.float32),
-                                     repr=False)
+    word_vectors: np.ndarray = field(
+        default_factory=lambda: np.zeros((0, 1), dtype=np.float32), repr=False
+    )
 
     @property
     def id(self) -> str:
@@ -104,12 +105,15 @@ def read_manifest(path: Path) -> dict[str, Any]:
     try:
         manifest = json.loads(manifest_path.read_text())
     except FileNotFoundError as exc:
-        raise IndexDirError(f"no index at {path} (missing {MANIFEST}); run `sitecite index` first") from exc
+        raise IndexDirError(
+            f"no index at {path} (missing {MANIFEST}); run `sitecite index` first"
+        ) from exc
     except (OSError, ValueError) as exc:
         raise IndexDirError(f"{manifest_path}: unreadable manifest ({exc})") from exc
     if manifest.get("format_version") != FORMAT_VERSION:
         raise IndexDirError(
-            f"{path}: index format {manifest.get('format_version')} is not {FORMAT_VERSION}; rebuild it"
+            f"{path}: index format {manifest.get('format_version')} is not {FORMAT_VERSION}; "
+            "rebuild it"
         )
     return dict(manifest)
 
@@ -134,7 +138,7 @@ def load_index(path: str | Path, embedder_id: str | None = None, with_bm25: bool
     if embedder_id is not None and embedder_id != built_with:
         raise EmbedderMismatchError(
             f"the index at {path} was built with embedder '{built_with}' but '{embedder_id}' is "
-            f"configured; rebuild the index or set embedder = \"{built_with}\""
+            f'configured; rebuild the index or set embedder = "{built_with}"'
         )
     try:
         sections = read_sections(path)
@@ -142,8 +146,11 @@ def load_index(path: str | Path, embedder_id: str | None = None, with_bm25: bool
         sentence_vectors = np.load(path / SENTENCE_VECTORS)
         offsets = np.load(path / SENTENCE_OFFSETS)
         words = json.loads((path / WORDS).read_text()) if (path / WORDS).exists() else []
-        word_vectors = (np.load(path / WORD_VECTORS) if words
-                        else np.zeros((0, vectors.shape[1]), dtype=np.float32))
+        word_vectors = (
+            np.load(path / WORD_VECTORS)
+            if words
+            else np.zeros((0, vectors.shape[1]), dtype=np.float32)
+        )
     except (OSError, ValueError) as exc:
         raise IndexDirError(f"{path}: incomplete or corrupt index ({exc}); rebuild it") from exc
     if vectors.shape[0] != len(sections) or len(offsets) != len(sections) + 1:
@@ -153,7 +160,9 @@ def load_index(path: str | Path, embedder_id: str | None = None, with_bm25: bool
         import bm25s
 
         bm25 = bm25s.BM25.load(str(path / BM25_DIR), load_corpus=False, show_progress=False)
-    return Index(path, manifest, sections, vectors, sentence_vectors, offsets, bm25, words, word_vectors)
+    return Index(
+        path, manifest, sections, vectors, sentence_vectors, offsets, bm25, words, word_vectors
+    )
 
 
 def write_json_atomic(target: Path, data: Any) -> None:

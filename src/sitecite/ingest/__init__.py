@@ -12,7 +12,13 @@ from pathlib import Path
 
 from sitecite.errors import IngestError
 from sitecite.ingest.chunk import CHUNKER_VERSION, chunk_page
-from sitecite.ingest.data import FACTS_PAGE_ID, NOT_CONTENT, collection_blocks, facts_blocks, load_data
+from sitecite.ingest.data import (
+    FACTS_PAGE_ID,
+    NOT_CONTENT,
+    collection_blocks,
+    facts_blocks,
+    load_data,
+)
 from sitecite.ingest.html import parse_html
 from sitecite.ingest.ids import page_id, page_url, slugify
 from sitecite.ingest.markdown import markdown_blocks, split_frontmatter
@@ -62,7 +68,9 @@ def read_text(path: Path, relative: str) -> str:
         raise IngestError(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", relative, line) from exc
 
 
-def parse_file(path: Path, relative: str, base_url: str = "", route: str = "{page_id}") -> list[Page]:
+def parse_file(
+    path: Path, relative: str, base_url: str = "", route: str = "{page_id}"
+) -> list[Page]:
     """One file -> its page(s). Raises IngestError naming the file and line."""
     source = read_text(path, relative)
     suffix = path.suffix.lower()
@@ -72,11 +80,17 @@ def parse_file(path: Path, relative: str, base_url: str = "", route: str = "{pag
         front, body, offset = split_frontmatter(source, relative)
         if suffix == ".mdx":
             body = mdx_to_markdown(body, relative)
-        blocks, extra = markdown_blocks(body, str(front.get("title", "")), offset, mdx=suffix == ".mdx")
+        blocks, extra = markdown_blocks(
+            body, str(front.get("title", "")), offset, mdx=suffix == ".mdx"
+        )
         title = str(front.get("title") or extra["first_h1"] or _title_from(pid))
         summary = front.get("summary") or front.get("description") or ""
-        metadata = {**front, "summary": summary, "first_h1": extra["first_h1"],
-                    "code_blocks": extra["code_blocks"]}
+        metadata = {
+            **front,
+            "summary": summary,
+            "first_h1": extra["first_h1"],
+            "code_blocks": extra["code_blocks"],
+        }
         return [Page(pid, relative, title, url, tuple(blocks), "page", metadata)]
     if suffix in HTML_SUFFIXES:
         title, blocks = parse_html(source)
@@ -88,7 +102,9 @@ def parse_file(path: Path, relative: str, base_url: str = "", route: str = "{pag
     if isinstance(data, list):
         blocks = tuple(collection_blocks(data, relative))
         return [Page(pid, relative, _title_from(pid), url, blocks, "data", {})]
-    raise IngestError("a data file must hold a mapping (profile facts) or a list of records", relative)
+    raise IngestError(
+        "a data file must hold a mapping (profile facts) or a list of records", relative
+    )
 
 
 def _title_from(pid: str) -> str:
@@ -102,8 +118,15 @@ def _merge_facts(pages: list[Page]) -> list[Page]:
     if len(facts) <= 1:
         return pages
     blocks: list[Block] = [b for p in facts for b in p.blocks]
-    merged = Page(FACTS_PAGE_ID, ", ".join(p.source for p in facts), facts[0].title, "",
-                  tuple(blocks), "facts", {})
+    merged = Page(
+        FACTS_PAGE_ID,
+        ", ".join(p.source for p in facts),
+        facts[0].title,
+        "",
+        tuple(blocks),
+        "facts",
+        {},
+    )
     return [p for p in pages if p.id != FACTS_PAGE_ID] + [merged]
 
 
@@ -124,8 +147,9 @@ def load_site(root: str | Path, base_url: str = "", route: str = "{page_id}") ->
             continue
         for page in parsed:
             if page.id != FACTS_PAGE_ID and page.id in seen:
-                result.problems.append(IngestError(
-                    f"page id '{page.id}' is already used by {seen[page.id]}", relative))
+                result.problems.append(
+                    IngestError(f"page id '{page.id}' is already used by {seen[page.id]}", relative)
+                )
                 continue
             seen[page.id] = relative
             pages.append(page)

@@ -40,7 +40,9 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
     headed = [b for b in page.blocks if b.level > 0]
     slugs = [slugger.slug(b.heading) if b.level > 0 else "" for b in page.blocks]
     # Profile facts have no page of their own: their links point at the site's home page.
-    address = f"{base_url.rstrip('/')}/" if page.kind == "facts" else page_url(base_url, route, page.id)
+    address = (
+        f"{base_url.rstrip('/')}/" if page.kind == "facts" else page_url(base_url, route, page.id)
+    )
     sections: list[Section] = []
 
     intro = [b for b in page.blocks if b.level == 0]
@@ -57,25 +59,56 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
                 slug, block = part[0]
                 texts = _texts(part)
                 if any(texts):
-                    sections.append(_section(page, f"{page.id}#{slug}", block.heading,
-                                             section_url(address, slug), texts, block.line))
+                    sections.append(
+                        _section(
+                            page,
+                            f"{page.id}#{slug}",
+                            block.heading,
+                            section_url(address, slug),
+                            texts,
+                            block.line,
+                        )
+                    )
         else:
             texts = _texts(group.blocks)
             if any(texts):
-                sections.append(_section(page, f"{page.id}#{group.slug}", group.heading,
-                                         section_url(address, group.slug), texts, group.line))
+                sections.append(
+                    _section(
+                        page,
+                        f"{page.id}#{group.slug}",
+                        group.heading,
+                        section_url(address, group.slug),
+                        texts,
+                        group.line,
+                    )
+                )
 
     stack = _stack(page)
     if stack:
         sentence = f"The stack for {page.title}: {stack}."
         existing = next((i for i, s in enumerate(sections) if s.id == f"{page.id}#stack"), None)
         if existing is None:
-            sections.append(_section(page, f"{page.id}#stack", "Stack", section_url(address, "stack"),
-                                     [sentence], 1, kind="stack"))
+            sections.append(
+                _section(
+                    page,
+                    f"{page.id}#stack",
+                    "Stack",
+                    section_url(address, "stack"),
+                    [sentence],
+                    1,
+                    kind="stack",
+                )
+            )
         else:
             old = sections[existing]
-            sections[existing] = _section(page, old.id, old.heading, old.url,
-                                          [old.text, sentence], int(old.metadata.get("line", 1)))
+            sections[existing] = _section(
+                page,
+                old.id,
+                old.heading,
+                old.url,
+                [old.text, sentence],
+                int(old.metadata.get("line", 1)),
+            )
     return sections
 
 
@@ -126,8 +159,15 @@ def _stack(page: Page) -> str:
     return ""
 
 
-def _section(page: Page, sid: str, heading: str, url: str, texts: list[str], line: int,
-             kind: str | None = None) -> Section:
+def _section(
+    page: Page,
+    sid: str,
+    heading: str,
+    url: str,
+    texts: list[str],
+    line: int,
+    kind: str | None = None,
+) -> Section:
     text = "\n".join(t for t in texts if t).strip()
     sentences = tuple(s for t in texts if t and not t.endswith(":") for s in split_sentences(t))
     metadata = {
@@ -137,6 +177,17 @@ def _section(page: Page, sid: str, heading: str, url: str, texts: list[str], lin
         "date": page.metadata.get("date"),
         "tags": page.metadata.get("tags") or [],
     }
-    embed = Section(sid, page.id, page.title, heading, url, text, "", sentences, metadata).embed_text
-    return Section(sid, page.id, page.title, heading, url, text, section_hash(embed, sentences),
-                   sentences, metadata)
+    embed = Section(
+        sid, page.id, page.title, heading, url, text, "", sentences, metadata
+    ).embed_text
+    return Section(
+        sid,
+        page.id,
+        page.title,
+        heading,
+        url,
+        text,
+        section_hash(embed, sentences),
+        sentences,
+        metadata,
+    )

@@ -14,8 +14,18 @@ from sitecite.types import Block
 
 FACTS_PAGE_ID = "_facts"
 # Data files that configure tools rather than describe a person.
-NOT_CONTENT = {"package.json", "package-lock.json", "tsconfig.json", "jsconfig.json", "vercel.json",
-               "netlify.json", "manifest.json", "composer.json", ".eslintrc.json", ".prettierrc.json"}
+NOT_CONTENT = {
+    "package.json",
+    "package-lock.json",
+    "tsconfig.json",
+    "jsconfig.json",
+    "vercel.json",
+    "netlify.json",
+    "manifest.json",
+    "composer.json",
+    ".eslintrc.json",
+    ".prettierrc.json",
+}
 _ITEM_TITLE_KEYS = ("title", "name", "heading", "label")
 
 
@@ -31,7 +41,9 @@ def load_data(source: str, path: str) -> Any:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise IngestError(f"invalid YAML: {problem}", path, mark.line + 1 if mark else None) from exc
+        raise IngestError(
+            f"invalid YAML: {problem}", path, mark.line + 1 if mark else None
+        ) from exc
 
 
 def humanise(key: str) -> str:
@@ -98,7 +110,9 @@ def collection_blocks(items: list[Any], path: str) -> list[Block]:
         heading = next((str(item[k]) for k in _ITEM_TITLE_KEYS if item.get(k)), f"Item {number}")
         rest = {k: v for k, v in item.items() if str(item.get(k)) != heading}
         sentences = [
-            f"{heading} {humanise(k)}: {render_value(v)}." for k, v in rest.items() if render_value(v)
+            f"{heading} {humanise(k)}: {render_value(v)}."
+            for k, v in rest.items()
+            if render_value(v)
         ]
         blocks.append(Block(2, heading, "\n".join(sentences), 1))
     return blocks

@@ -7,10 +7,58 @@ from html.parser import HTMLParser
 from sitecite.ingest.prose import table_sentences
 from sitecite.types import Block
 
-_SKIP = {"script", "style", "svg", "noscript", "template", "nav", "footer", "head", "pre", "code-block"}
-_BREAKS = {"p", "div", "li", "br", "tr", "section", "article", "blockquote", "dd", "dt", "figcaption",
-           "table", "ul", "ol", "header", "main", "aside", "hr", "h1", "h2", "h3", "h4", "h5", "h6"}
-_VOID = {"br", "hr", "img", "input", "meta", "link", "source", "area", "base", "col", "embed", "wbr"}
+_SKIP = {
+    "script",
+    "style",
+    "svg",
+    "noscript",
+    "template",
+    "nav",
+    "footer",
+    "head",
+    "pre",
+    "code-block",
+}
+_BREAKS = {
+    "p",
+    "div",
+    "li",
+    "br",
+    "tr",
+    "section",
+    "article",
+    "blockquote",
+    "dd",
+    "dt",
+    "figcaption",
+    "table",
+    "ul",
+    "ol",
+    "header",
+    "main",
+    "aside",
+    "hr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+}
+_VOID = {
+    "br",
+    "hr",
+    "img",
+    "input",
+    "meta",
+    "link",
+    "source",
+    "area",
+    "base",
+    "col",
+    "embed",
+    "wbr",
+}
 
 
 class _PageParser(HTMLParser):

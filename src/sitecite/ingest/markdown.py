@@ -137,7 +137,9 @@ def _inline_text(token: Token) -> str:
     return "".join(out)
 
 
-def markdown_blocks(body: str, title: str, line_offset: int, mdx: bool) -> tuple[list[Block], dict[str, Any]]:
+def markdown_blocks(
+    body: str, title: str, line_offset: int, mdx: bool
+) -> tuple[list[Block], dict[str, Any]]:
     """Parse Markdown into blocks; returns (blocks, extra metadata such as the first h1)."""
     tokens = make_parser(mdx).parse(body)
     builder = _Builder(title=title, line_offset=line_offset)
@@ -155,7 +157,11 @@ def markdown_blocks(body: str, title: str, line_offset: int, mdx: bool) -> tuple
             builder.code_blocks += 1
         elif kind == "html_block":
             builder.add(html_fragment_text(token.content))
-        elif kind in ("paragraph_close", "blockquote_close") and not builder.items and builder.row is None:
+        elif (
+            kind in ("paragraph_close", "blockquote_close")
+            and not builder.items
+            and builder.row is None
+        ):
             builder.parts.append("")
         else:
             _structure(builder, token)
@@ -167,7 +173,12 @@ def markdown_blocks(body: str, title: str, line_offset: int, mdx: bool) -> tuple
 def _start_heading(builder: _Builder, token: Token, text: str) -> None:
     level = int(token.tag[1])
     line = (token.map[0] if token.map else 0) + 1 + builder.line_offset
-    if level == 1 and not builder.first_h1 and not builder.blocks and not "".join(builder.parts).strip():
+    if (
+        level == 1
+        and not builder.first_h1
+        and not builder.blocks
+        and not "".join(builder.parts).strip()
+    ):
         builder.first_h1 = text  # a leading h1 is the page title, not a section
         return
     builder.flush()

@@ -14,10 +14,43 @@ from sitecite.errors import IngestError
 
 # Props whose string values are prose worth keeping; other props (className, src, ...) are markup.
 _MARKUP_PROPS = {
-    "classname", "class", "src", "href", "id", "style", "type", "canonical", "key", "width",
-    "height", "variant", "size", "lang", "language", "rel", "target", "loading", "icon", "color",
-    "align", "as", "slug", "layout", "theme", "data", "ref", "priority", "fill", "sizes", "role",
-    "tabindex", "allow", "frameborder", "name", "format", "mode",
+    "classname",
+    "class",
+    "src",
+    "href",
+    "id",
+    "style",
+    "type",
+    "canonical",
+    "key",
+    "width",
+    "height",
+    "variant",
+    "size",
+    "lang",
+    "language",
+    "rel",
+    "target",
+    "loading",
+    "icon",
+    "color",
+    "align",
+    "as",
+    "slug",
+    "layout",
+    "theme",
+    "data",
+    "ref",
+    "priority",
+    "fill",
+    "sizes",
+    "role",
+    "tabindex",
+    "allow",
+    "frameborder",
+    "name",
+    "format",
+    "mode",
 }
 # Elements whose content is code or media, never prose.
 _DROP_CONTENT = {"script", "style", "svg", "video", "audio", "math", "pre", "object", "canvas"}
@@ -25,7 +58,9 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ESM = re.compile(r"^(import|export)\b")
 _TAG_START = re.compile(r"<(/?)([A-Za-z][\w.:-]*)?")
 _AUTOLINK = re.compile(r"<(?:https?|mailto|ftp):[^\s>]*>", re.I)
-_STRING_EXPR = re.compile(r"""\{\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|`([^`$]*)`)\s*\}""", re.S)
+_STRING_EXPR = re.compile(
+    r"""\{\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|`([^`$]*)`)\s*\}""", re.S
+)
 
 
 @dataclass
@@ -65,7 +100,9 @@ def mdx_to_markdown(source: str, path: str = "") -> str:
             continue
         # Gather a paragraph-ish run of non-fence lines and strip JSX across it (tags span lines).
         j = i
-        while j < len(lines) and not _FENCE.match(lines[j]) and not (j > i and _ESM.match(lines[j])):
+        while (
+            j < len(lines) and not _FENCE.match(lines[j]) and not (j > i and _ESM.match(lines[j]))
+        ):
             j += 1
         chunk = "\n".join(lines[i:j])
         out.append(_strip_jsx(chunk, path, first_line=i + 1))
@@ -264,7 +301,9 @@ def _attr_value(text: str, i: int) -> tuple[str | None, int]:
 
 
 def _props_prose(props: list[tuple[str, str]]) -> str:
-    """Prose for a self-closing component: `<Metric label="LCP" before="4.1 s" />` -> `LCP: before 4.1 s.`"""
+    """Prose for a self-closing component.
+
+    `<Metric label="LCP" before="4.1 s" />` becomes `LCP: before 4.1 s.`"""
     kept = [(k, v.strip()) for k, v in props if k.lower() not in _MARKUP_PROPS and v.strip()]
     kept = [(k, v) for k, v in kept if not v.startswith(("/", "./", "http", "#"))]
     kept = [(k, v) for n, (k, v) in enumerate(kept) if v not in [w for _, w in kept[:n]]]
