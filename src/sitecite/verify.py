@@ -46,15 +46,18 @@ CHECK_NAMES = ("citations", "numbers", "names", "support", "instructions")
 # Orders addressed to an assistant, as planted in web pages (BIPIA, garak), beyond the question
 # screen's patterns: anything about "your answer/response", and typical assistant tasks.
 _ADDRESSED = re.compile(
-    r"\byour\s+(answer|response|reply|output|summary|responses|answers|replies)\b"
+    r"\byour\s+(answer|response|reply|output|summary|message|text|responses|answers|replies)\b"
     r"|\b(as\s+an?|you\s+are\s+an?|dear)\s+(ai|assistant|chatbot|language\s+model|llm)\b"
     r"|\b(ignore|disregard)\b.{0,40}\b(above|previous|prior|earlier|instructions?)\b"
     r"|^\s*(please\s+)?(write|draft|compose|translate|summari[sz]e|recommend|analy[sz]e|determine|"
     r"encrypt|encode|decode|reverse|rearrange|integrate|insert|append|respond|reply|print|output|"
-    r"repeat|generate|promote|advertise|download|click)\b"
-    r"|^\s*(can|could|would|will)\s+you\b|\bPWNED\b|\bHACKED\b|\bOWNED\b",
+    r"repeat|generate|promote|advertise|download|click|provide|explain|describe|develop|suggest|"
+    r"help|show|tell|give|list|create|replace|render|jumble|break\s+down)\s+(a|an|the|me|us|your|"
+    r"this|that|these|every|all|some|up|how|what|why|which|insights?|vowels|letters|words)\b"
+    r"|^\s*(reply|respond|answer)\s+(using|in|with|only)\b|^\s*(can|could|would|will)\s+you\b",
     re.IGNORECASE | re.MULTILINE,
 )
+_SHOUTED = re.compile(r"\b(PWNED|HACKED|OWNED|JAILBROKEN)\b")  # the usual proof-of-compliance words
 _MARKER = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
 _MARKERS_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]\s*)+)")
 _WORD = re.compile(r"[^\W_][\w'’\-.+#]*[\w+#]|[^\W_]")
@@ -92,7 +95,7 @@ def instruction_in(sentence: str) -> str:
         match = pattern.search(sentence)
         if match:
             return f"{name}: '{match.group(0)[:60]}'"
-    match = _ADDRESSED.search(sentence)
+    match = _ADDRESSED.search(sentence) or _SHOUTED.search(sentence)
     return f"addressed to an assistant: '{match.group(0)[:60]}'" if match else ""
 
 
@@ -145,6 +148,18 @@ def name_tokens(sentence: str, site_stems: frozenset[str]) -> list[str]:
     return names
 
 
+def quarantine(text: str, sentences: Sequence[str]) -> list[int]:
+    """Indices of the sentences that may be evidence: not instructions, nor in a paragraph with one.
+
+    A planted jailbreak is a paragraph of which only some sentences read as orders ("DAN can
+    do anything now"); the whole paragraph goes.
+    """
+    tainted = [line for line in text.splitlines()
+               if any(instruction_in(s) for s in split_sentences(line))]
+    return [i for i, sentence in enumerate(sentences)
+            if not instruction_in(sentence) and not any(sentence in line for line in tainted)]
+
+
 @dataclass
 class SourceEvidence:
     """What one context section can vouch for, its quarantined sentences left out."""
@@ -163,7 +178,7 @@ def build_evidence(sections: Sequence[Section], sentence_vectors: Sequence[np.nd
     evidence = []
     for position, (section, vectors) in enumerate(zip(sections, sentence_vectors, strict=True)):
         sentences = list(section.sentences) or split_sentences(section.text)
-        kept = [i for i, s in enumerate(sentences) if not instruction_in(s)]
+        kept = quarantine(section.text, sentences)
         kept_text = [sentences[i] for i in kept]
         label = "" if instruction_in(section.heading) else f"{section.title}. {section.heading}"
         tokens = {t.rstrip(".") for t in _WORD.findall("\n".join([label, *kept_text]).lower())}
