@@ -220,6 +220,9 @@ def test_site_pages_put_each_section_at_its_anchor_and_escape_everything() -> No
                 "_facts#profile", "Noor Haddad (profile)", "Profile", "Facts.", "/_facts#profile"
             ),
             _section("ext#a", "Elsewhere", "", "Hosted elsewhere.", "https://example.org/ext#a"),
+            _section(
+                "_facts#location", "Noor Haddad (profile)", "Location", "Lisbon.", "/#location"
+            ),
         ]
     )
     page = site_page(index, "/notes")
@@ -232,3 +235,4 @@ def test_site_pages_put_each_section_at_its_anchor_and_escape_everything() -> No
     home = home_page(index, "http://127.0.0.1:1")
     assert "Ask Noor Haddad's website" in home and "<img" not in home
     assert 'src="/widget.js"' in home and "Which city and country" in home
+    assert '<section id="location" class="cited"><h3>Location</h3><p>Lisbon.</p>' in home

@@ -79,25 +79,38 @@ def settings_table(settings: Settings) -> str:
 
 def _box(x: int, y: int, width: int, title: str, detail: str, kind: str = "step") -> str:
     return (
-        f'<g class="{kind}"><rect x="{x}" y="{y}" width="{width}" height="64" rx="10"/>'
+        f'<g class="{kind}"><rect x="{x}" y="{y}" width="{width}" height="{BOX_HEIGHT}" rx="10"/>'
         f'<text x="{x + width // 2}" y="{y + 27}" class="title">{escape(title)}</text>'
         f'<text x="{x + width // 2}" y="{y + 47}" class="detail">{escape(detail)}</text></g>'
     )
 
 
-def _arrow(x1: int, y1: int, x2: int, y2: int) -> str:
-    return f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" marker-end="url(#arrow)"/>'
+def _arrow(*points: tuple[int, int]) -> str:
+    """A line through `points` with an arrow head at the last one."""
+    path = " ".join(f"{'M' if n == 0 else 'L'}{x},{y}" for n, (x, y) in enumerate(points))
+    return f'<path class="flow" d="{path}" marker-end="url(#arrow)"/>'
+
+
+BOX_WIDTH, BOX_GAP, BOX_HEIGHT = 150, 30, 64
+BUILD_Y, ANSWER_Y, OUTCOME_Y = 40, 190, 330
+
+
+def _x(column: int) -> int:
+    return 20 + column * (BOX_WIDTH + BOX_GAP)
+
+
+def _centre(column: int) -> int:
+    return _x(column) + BOX_WIDTH // 2
 
 
 def pipeline_svg(engine: Engine) -> str:
     """Two rows: how the index is built, and how a question becomes an answer or a refusal."""
     settings = engine.settings
-    embedder = engine.embedder.id.rsplit("/", 1)[-1]
     build = [
-        ("content", "Markdown, MDX, HTML, data", "data"),
+        ("content", "Markdown, HTML, data", "data"),
         ("ingest", "pages, tables to prose", "step"),
         ("chunk", f"{len(engine.index.sections)} sections", "step"),
-        ("embed", embedder, "step"),
+        ("embed", engine.embedder.id.rsplit("/", 1)[-1], "step"),
         ("index", f"id {engine.index.id}", "data"),
     ]
     answer = [
@@ -105,37 +118,42 @@ def pipeline_svg(engine: Engine) -> str:
         ("retrieve", f"dense + BM25, top {settings.k}", "step"),
         ("gate", f"cosine ≥ {engine.threshold:.3f}", "step"),
         ("generate", settings.generator, "step"),
-        ("verify", "citations, numbers, names", "step"),
+        ("verify", "citations, numbers", "step"),
     ]
-    width, gap = 150, 30
+    middle = BOX_HEIGHT // 2
     parts = []
-    for steps, y in ((build, 40), (answer, 170)):
-        for n, (title, detail, kind) in enumerate(steps):
-            x = 20 + n * (width + gap)
-            parts.append(_box(x, y, width, title, detail, kind))
-            if n:
-                parts.append(_arrow(x - gap, y + 32, x - 4, y + 32))
+    for steps, y in ((build, BUILD_Y), (answer, ANSWER_Y)):
+        for column, (title, detail, kind) in enumerate(steps):
+            parts.append(_box(_x(column), y, BOX_WIDTH, title, detail, kind))
+            if column:
+                parts.append(
+                    _arrow((_x(column) - BOX_GAP, y + middle), (_x(column) - 4, y + middle))
+                )
+    elbow = BUILD_Y + BOX_HEIGHT + 56  # index -> retrieve, below the row label
     parts.append(
-        _arrow(20 + 4 * (width + gap) + width // 2, 104, 20 + 1 * (width + gap) + width // 2, 166)
+        _arrow(
+            (_centre(4), BUILD_Y + BOX_HEIGHT),
+            (_centre(4), elbow),
+            (_centre(1), elbow),
+            (_centre(1), ANSWER_Y - 4),
+        )
     )
-    parts.append(_box(20 + 4 * (width + gap), 300, width, "answer", "every claim cited", "data"))
-    parts.append(
-        _box(20 + 2 * (width + gap), 300, width, "refusal", "“the site doesn't say”", "refuse")
-    )
-    parts.append(
-        _arrow(20 + 4 * (width + gap) + width // 2, 234, 20 + 4 * (width + gap) + width // 2, 296)
-    )
-    parts.append(
-        _arrow(20 + 2 * (width + gap) + width // 2, 234, 20 + 2 * (width + gap) + width // 2, 296)
-    )
+    for column, title, detail, kind in (
+        (2, "refusal", "“the site doesn't say”", "refuse"),
+        (4, "answer", "every claim cited", "data"),
+    ):
+        parts.append(_box(_x(column), OUTCOME_Y, BOX_WIDTH, title, detail, kind))
+        parts.append(
+            _arrow((_centre(column), ANSWER_Y + BOX_HEIGHT), (_centre(column), OUTCOME_Y - 4))
+        )
     labels = (
-        '<text x="20" y="28" class="row">Indexing (sitecite index)</text>'
-        '<text x="20" y="158" class="row">'
-        "Answering (POST /api/ask), one retrieval, one trace</text>"
-        f'<text x="{20 + 2 * (width + gap) + width + 8}" y="270" class="note">'
+        f'<text x="20" y="{BUILD_Y - 12}" class="row">Indexing (sitecite index)</text>'
+        f'<text x="20" y="{elbow - 20}" class="row">'
+        "Answering (POST /api/ask): one retrieval, one trace</text>"
+        f'<text x="{_centre(2) + 10}" y="{OUTCOME_Y - 22}" class="note">'
         "nothing above the gate</text>"
     )
-    return f"""<svg class="pipeline" viewBox="0 0 890 380" role="img"
+    return f"""<svg class="pipeline" viewBox="0 0 890 {OUTCOME_Y + BOX_HEIGHT + 10}" role="img"
  aria-labelledby="svg-title svg-desc" xmlns="http://www.w3.org/2000/svg">
 <title id="svg-title">The sitecite pipeline</title>
 <desc id="svg-desc">Content is ingested, chunked into sections, embedded and indexed.

@@ -45,6 +45,7 @@ def layout(title: str, body: str, *, site_name: str = "sitecite") -> str:
 <meta name="color-scheme" content="light dark">
 <title>{escape(title)}</title>
 <link rel="stylesheet" href="/static/site.css">
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 <header class="top">
@@ -81,7 +82,7 @@ def home_page(index: Index, origin: str) -> str:
     pages = _pages(index)
     groups: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for path, sections in pages.items():
-        if path.startswith("/_"):
+        if path == "/" or path.startswith("/_"):
             continue
         folder = path.strip("/").split("/")[0] if "/" in path.strip("/") else ""
         groups[folder].append((path, sections[0].title))
@@ -99,6 +100,12 @@ def home_page(index: Index, origin: str) -> str:
         for q in (EXAMPLE_QUESTIONS if name == EXAMPLE_SITE_NAME else ())
     )
     try_these = f'<h2>Try</h2><ul class="suggestions">{suggestions}</ul>' if suggestions else ""
+    root = pages.get("/", [])  # sections cited at "/#anchor" (e.g. profile facts) live here
+    root_html = (
+        f'<section class="page"><h2>{escape(root[0].title)}</h2>{_sections_html(root, 3)}</section>'
+        if root
+        else ""
+    )
     snippet = (
         f'<script src="{origin}/widget.js"\n        data-endpoint="{origin}/api/ask" defer>'
         "</script>"
@@ -111,6 +118,7 @@ def home_page(index: Index, origin: str) -> str:
   when the site does not say, the assistant says so instead of guessing.</p>
   {try_these}
 </section>
+{root_html}
 <section>
   <h2>The site</h2>
   <p>{len(index.sections)} sections of {len(pages)} pages,
@@ -131,18 +139,22 @@ def site_page(index: Index, path: str) -> str | None:
     if not sections:
         return None
     title = sections[0].title
-    parts = [f'<article class="page"><h1>{escape(title)}</h1>']
+    article = f'<article class="page"><h1>{escape(title)}</h1>{_sections_html(sections)}</article>'
+    return layout(f"{title} · {site_name(index)}", article, site_name=site_name(index))
+
+
+def _sections_html(sections: list[Section], level: int = 2) -> str:
+    parts = []
     for section in sections:
         anchor = unquote(urlsplit(section.url).fragment)
-        heading = f"<h2>{escape(section.heading)}</h2>" if section.heading else ""
+        heading = f"<h{level}>{escape(section.heading)}</h{level}>" if section.heading else ""
         paragraphs = "".join(
-            f"<p>{escape(block)}</p>" for block in section.text.split("\n") if block.strip()
+            f"<p>{escape(line)}</p>" for line in section.text.split("\n") if line.strip()
         )
         parts.append(
             f'<section id="{escape(anchor)}" class="cited">{heading}{paragraphs}</section>'
         )
-    parts.append("</article>")
-    return layout(f"{title} · {site_name(index)}", "".join(parts), site_name=site_name(index))
+    return "".join(parts)
 
 
 def lab_placeholder(index_dir: Path, reason: str = "") -> str:

@@ -76,7 +76,8 @@ input:focus-visible { outline-offset: 0; }
 .answer { margin: 0 0 14px; white-space: pre-wrap; overflow-wrap: anywhere; }
 .cite { font-size: .78em; vertical-align: super; line-height: 0; margin-left: 1px; color: var(--sc-accent);
   text-decoration: none; font-weight: 700; padding: 0 1px; }
-.cite:hover { text-decoration: underline; }
+a.cite:hover { text-decoration: underline; }
+span.cite { color: var(--sc-muted); }
 .sources-label { margin: 0 0 6px; font-size: 13px; font-weight: 700; color: var(--sc-muted);
   text-transform: uppercase; letter-spacing: .04em; }
 .sources { margin: 0 0 12px; padding-left: 26px; font-size: 15px; }
