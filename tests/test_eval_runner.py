@@ -72,6 +72,9 @@ class FakeChat:
 
     model = "fake-judge"
 
+    def close(self) -> None:
+        pass
+
     def __init__(self) -> None:
         self.messages: list[list[dict[str, Any]]] = []
 

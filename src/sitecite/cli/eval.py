@@ -103,7 +103,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.fail_under:
         parse_bars(args.fail_under)  # a typo in a bar should fail before the run, not after
     settings = _settings(args)
-    with _progress(args.quiet) as progress:
+    with _ProgressBar(args.quiet) as progress:
         report = evaluate(
             args.target,
             args.index,
@@ -185,7 +185,7 @@ def _note(args: argparse.Namespace) -> int:
     return 0
 
 
-class _progress:
+class _ProgressBar:
     """A rich progress bar on stderr while questions finish (disabled when not a terminal)."""
 
     def __init__(self, quiet: bool) -> None:

@@ -52,7 +52,11 @@ class Verdict(BaseModel):
 
 
 class ChatCompleter(Protocol):
+    """What the judge needs of a chat client (`generate.client.ChatClient`, or a test double)."""
+
     model: str
+
+    def close(self) -> None: ...
 
     def complete(
         self,

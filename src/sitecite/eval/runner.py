@@ -196,7 +196,8 @@ def evaluate(
     question_set = load_question_set(questions, index_source_ids(engine.index.sections))
     cache = DiskCache(cache_path(index_dir))
     limiter = RateLimiter(settings.eval.requests_per_minute)
-    if judge == AUTO:
+    own_judge = judge == AUTO
+    if own_judge:
         judge = make_judge(settings, cache, limiter)
     if cache_embeddings if cache_embeddings is not None else bool(settings.embedder_base_url):
         engine = dataclasses.replace(engine, embedder=CachingEmbedder(engine.embedder, cache))
@@ -206,6 +207,8 @@ def evaluate(
             return runner.run(question_set, repeat=repeat, resume=resume, progress=progress)
         finally:
             cache.close()
+            if own_judge and judge is not None:
+                judge.client.close()
 
 
 def git_commit() -> str | None:
