@@ -115,15 +115,17 @@ class Settings(_Strict):
     coverage_threshold: float | None = Field(None, ge=0.0, le=1.0)
     max_answer_sentences: int = Field(3, ge=1, le=10)
     torch_threads: int = Field(1, ge=1)
-    llm: LLMSettings = Field(default_factory=LLMSettings)
-    judge: JudgeSettings = Field(default_factory=JudgeSettings)
-    retrieve: RetrieveSettings = Field(default_factory=RetrieveSettings)
-    index: IndexSettings = Field(default_factory=IndexSettings)
-    serve: ServeSettings = Field(default_factory=ServeSettings)
-    eval: EvalSettings = Field(default_factory=EvalSettings)
+    llm: LLMSettings = Field(default_factory=lambda: LLMSettings())
+    judge: JudgeSettings = Field(default_factory=lambda: JudgeSettings())
+    retrieve: RetrieveSettings = Field(default_factory=lambda: RetrieveSettings())
+    index: IndexSettings = Field(default_factory=lambda: IndexSettings())
+    serve: ServeSettings = Field(default_factory=lambda: ServeSettings())
+    eval: EvalSettings = Field(default_factory=lambda: EvalSettings())
 
 
-def all_keys(model: type[BaseModel] = Settings, prefix: str = "") -> dict[str, type[BaseModel] | None]:
+def all_keys(
+    model: type[BaseModel] = Settings, prefix: str = ""
+) -> dict[str, type[BaseModel] | None]:
     """Every dotted key that may be set, mapped to its nested model (None for leaves)."""
     keys: dict[str, type[BaseModel] | None] = {}
     for name, info in model.model_fields.items():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 _ABBREVIATIONS = {
     "e.g",
@@ -226,7 +227,7 @@ def words(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _stemmer():  # type: ignore[no-untyped-def]
+def _stemmer() -> Any:
     import Stemmer  # PyStemmer
 
     return Stemmer.Stemmer("english")

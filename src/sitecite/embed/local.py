@@ -51,8 +51,8 @@ class SentenceTransformerEmbedder(Embedder):
             self.model = SentenceTransformer(path, device="cpu")
         except Exception as exc:  # noqa: BLE001 - any load failure becomes one clear error
             raise EmbedError(f"cannot load embedding model '{name}': {exc}") from exc
-        self.dim = int(self.model.get_embedding_dimension())
-        self.max_tokens = int(self.model.max_seq_length)
+        self.dim = int(self.model.get_embedding_dimension() or 0)
+        self.max_tokens = int(self.model.max_seq_length or 0)
 
     def embed_batch(self, texts: list[str]) -> np.ndarray:
         return np.asarray(

@@ -12,12 +12,13 @@ import ctypes.util
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 
 
-def _libc():  # type: ignore[no-untyped-def]
+def _libc() -> Any:
     name = ctypes.util.find_library("c")
     return ctypes.CDLL(name, use_errno=True) if name else None
 

@@ -100,8 +100,8 @@ def parse_file(
         title, blocks = facts_blocks(data, relative)
         return [Page(FACTS_PAGE_ID, relative, title, "", tuple(blocks), "facts", {})]
     if isinstance(data, list):
-        blocks = tuple(collection_blocks(data, relative))
-        return [Page(pid, relative, _title_from(pid), url, blocks, "data", {})]
+        records = tuple(collection_blocks(data, relative))
+        return [Page(pid, relative, _title_from(pid), url, records, "data", {})]
     raise IngestError(
         "a data file must hold a mapping (profile facts) or a list of records", relative
     )

@@ -178,10 +178,11 @@ def _strip_jsx(chunk: str, path: str, first_line: int) -> str:
             out.append(replacement + _newlines(chunk[i:end]))
             i = end
         elif char == "{":
-            end = _balanced_end(chunk, i, "{", "}")
-            if end is None:
+            closing = _balanced_end(chunk, i, "{", "}")
+            if closing is None:
                 line = first_line + scan.line_at(i) - 1
                 raise IngestError("unbalanced '{' in a JSX expression", path, line)
+            end = closing
             literal = _STRING_EXPR.fullmatch(chunk, i, end)
             if literal:
                 out.append(next(g for g in literal.groups() if g is not None))
