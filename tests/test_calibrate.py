@@ -33,9 +33,9 @@ def test_support_thresholds_refuse_fewest_answers_within_the_false_accept_budget
     answerable = [[(0.5, 0.9)], [(0.3, 0.6)], [(0.2, 0.45)]]
     refusable = [[(0.25, 0.5)], [(0.1, 0.2)]]
     a, b, stats = choose_support(answerable, refusable, {"answerable": 1, "refusable": 8}, 0.0)
-    assert stats["false_accept"]["successes"] == 0
+    assert stats["false_accept"]["k"] == 0
     # (0.2, 0.45) cannot be kept without also answering (0.25, 0.5); plus one refused earlier
-    assert stats["false_reject"]["successes"] == 2 and stats["false_reject"]["total"] == 4
+    assert stats["false_reject"]["k"] == 2 and stats["false_reject"]["n"] == 4
     assert (a, b) == (0.0, 0.6)  # among equals: the highest coverage, then the lowest cosine
 
 

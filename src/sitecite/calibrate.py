@@ -16,8 +16,7 @@ Both error rates are reported with 95% Wilson intervals.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -26,34 +25,19 @@ from typing import Any
 import numpy as np
 
 from sitecite.errors import QuestionSetError
+from sitecite.eval.questions import Question, index_source_ids, load_question_set
+from sitecite.eval.stats import Rate
 from sitecite.index.store import store_thresholds
 from sitecite.pipeline import Engine, answer
-from sitecite.stats import rate
 
-ANSWERABLE = {"grounding", "multi", "fact"}
+
+def rate(successes: int, total: int) -> dict[str, Any]:
+    return Rate(successes, total).to_json()
 
 
 def offtopic_questions() -> list[str]:
     text = resources.files("sitecite").joinpath("data/offtopic.txt").read_text(encoding="utf-8")
     return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
-
-
-def read_question_set(path: str | Path) -> list[dict[str, Any]]:
-    """The questions of a DESIGN.md question set (validated in full by `sitecite eval`)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        questions = data["questions"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise QuestionSetError(f"{path}: not a question set ({exc})") from exc
-    for number, question in enumerate(questions, start=1):
-        if not isinstance(question, dict) or not isinstance(question.get("question"), str):
-            raise QuestionSetError(f"{path}: question {number} has no 'question' text")
-    return list(questions)
-
-
-def expects_answer(question: dict[str, Any]) -> bool:
-    default = "answer" if question.get("category") in ANSWERABLE else "refuse"
-    return question.get("expect", default) == "answer"
 
 
 def heading_questions(engine: Engine) -> list[str]:
@@ -134,7 +118,7 @@ class CalibrationReport:
 
 def _rate_text(value: dict[str, float]) -> str:
     return (
-        f"{value['rate']:.1%} ({value['successes']}/{value['total']}, "
+        f"{value['rate']:.1%} ({value['k']}/{value['n']}, "
         f"95% CI {value['low']:.1%}-{value['high']:.1%})"
     )
 
@@ -236,9 +220,12 @@ def calibrate(
     store: bool = True,
 ) -> CalibrationReport:
     """Calibrate the section gate and (with a question set) sentence support; store them."""
-    question_set = read_question_set(questions) if questions else []
+    question_set: tuple[Question, ...] = ()
+    if questions:
+        known = index_source_ids(engine.index.sections)
+        question_set = load_question_set(questions, known_sources=known).questions
     on_questions = (
-        [q["question"] for q in question_set if expects_answer(q)]
+        [q.question for q in question_set if q.expect == "answer"]
         if question_set
         else heading_questions(engine)
     )
@@ -264,7 +251,7 @@ def calibrate(
             engine.embedder,
         )
         answerable, refusable, earlier = [], [], {"answerable": 0, "refusable": 0}
-        labelled = [(q["question"], expects_answer(q)) for q in question_set]
+        labelled = [(q.question, q.expect == "answer") for q in question_set]
         labelled += [(text, False) for text in offtopic_questions()]
         for text, good in labelled:
             pairs = support_pairs(probe, text)
@@ -285,11 +272,3 @@ def calibrate(
     if store:
         store_thresholds(engine.index.path, engine.embedder.id, report.stored())
     return report
-
-
-def recalibrated(engine: Engine) -> Engine:
-    """An engine that re-reads the thresholds just stored in its index's manifest."""
-    from sitecite.index.store import read_manifest
-
-    index = replace(engine.index, manifest=read_manifest(engine.index.path))
-    return engine.with_index(index)
