@@ -1,0 +1,80 @@
+"""Shared pieces of the benchmarks: where the data lives, a rich progress reporter, intervals."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / ".." / "shared" / "data"
+CACHE = REPO / ".sitecite" / "bench"
+
+
+def require(path: Path, what: str) -> Path:
+    """Exit with a message naming the missing data instead of a traceback."""
+    if not path.exists():
+        sys.exit(f"{what} not found at {path.resolve()}; this benchmark needs ../shared/data next to the repo")
+    return path
+
+
+class RichReporter:
+    """The index builder's Reporter protocol drawn as a rich progress bar (on stderr)."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeRemainingColumn(), console=Console(stderr=True), transient=True)
+        self.task: int | None = None
+
+    def __enter__(self) -> RichReporter:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+    def start(self, description: str, total: int) -> None:
+        self.task = self.progress.add_task(description, total=total)
+
+    def advance(self, amount: int) -> None:
+        if self.task is not None:
+            self.progress.advance(self.task, amount)
+
+
+def bootstrap_interval(
+    values: Sequence[float] | np.ndarray,
+    statistic: Callable[[np.ndarray], float] = np.mean,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile bootstrap 95% interval of a per-query statistic (mean by default)."""
+    data = np.asarray(values, dtype=np.float64)
+    if data.size == 0:
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, data.size, size=(resamples, data.size))
+    if statistic is np.mean:
+        stats = data[picks].mean(axis=1)
+    else:
+        stats = np.array([statistic(data[row]) for row in picks])
+    low, high = np.percentile(stats, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def console():  # type: ignore[no-untyped-def]
+    """A rich console wide enough for the benchmark tables even when output is redirected."""
+    from rich.console import Console
+
+    return Console(width=150) if not sys.stdout.isatty() else Console()
+
+
+def percentiles_ms(seconds: Sequence[float]) -> tuple[float, float]:
+    """p50 and p95 of durations given in seconds, in milliseconds."""
+    values = np.asarray(seconds, dtype=np.float64) * 1000.0
+    p50, p95 = np.percentile(values, [50, 95])
+    return float(p50), float(p95)
