@@ -352,11 +352,14 @@ def _calibration(calibration: dict[str, Any] | None) -> str:
     html = head + el("p", " · ".join(facts))
     if calibration["on_topic"] or calibration["off_topic"]:
         html += histogram_chart(calibration["on_topic"], calibration["off_topic"], threshold)
-    for key, label in (
-        ("false_accept", "off-topic admitted by the gate"),
-        ("false_reject", "on-topic kept out by the gate"),
+    support = calibration.get("support")
+    support = support if isinstance(support, dict) else {}
+    for rate, label in (
+        (calibration.get("false_accept"), "off-topic admitted by the gate"),
+        (calibration.get("false_reject"), "on-topic kept out by the gate"),
+        (support.get("false_accept"), "should refuse, answered (end to end, sentence support)"),
+        (support.get("false_reject"), "should answer, refused (end to end, sentence support)"),
     ):
-        rate = calibration.get(key)
         if isinstance(rate, dict) and rate.get("rate") is not None:
             counts = f" ({rate['successes']}/{rate['total']})" if "successes" in rate else ""
             html += el(
