@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from sitecite.config import Settings, load_settings
 from sitecite.pipeline import Engine, answer
+from sitecite.serve.openapi import AnswerModel, ErrorModel, HealthModel
 from sitecite.serve.server import serve_in_thread
 
 ANSWERABLE = (
@@ -72,6 +73,7 @@ def test_answers_are_the_pipelines_answers_with_citations(
         assert response.headers["content-type"] == "application/json"
         body = response.json()
         assert without_latency(body) == expected(engine, question)
+        AnswerModel.model_validate(body)
         assert body["score_label"] == "mean cosine similarity of the cited sections"
         if not body["refused"]:
             answered += 1
@@ -104,12 +106,13 @@ def test_health_names_the_index(client: httpx.Client, engine: Engine) -> None:
     )
     schema = client.get("/openapi.json").json()
     assert {"/api/ask", "/api/health"} <= set(schema["paths"])
-    assert (
-        "question"
-        in schema["paths"]["/api/ask"]["post"]["requestBody"]["content"]["application/json"][
-            "schema"
-        ]["properties"]
+    body = schema["paths"]["/api/ask"]["post"]["requestBody"]["content"]["application/json"]
+    request_model = schema["components"]["schemas"][body["schema"]["$ref"].rsplit("/", 1)[1]]
+    assert request_model["properties"]["question"]["maxLength"] == 500
+    assert {"200", "400", "413", "415", "422", "429"} <= set(
+        schema["paths"]["/api/ask"]["post"]["responses"]
     )
+    HealthModel.model_validate(health)
 
 
 def test_repeated_questions_come_from_the_cache(client: httpx.Client) -> None:
@@ -251,8 +254,8 @@ def test_every_bad_request_is_a_4xx_json_error_naming_the_problem(
     response = client.post("/api/ask", content=body, headers=headers)
     assert response.status_code == status, response.text
     assert response.headers["content-type"] == "application/json"
-    error = response.json()["error"]
-    assert error["code"] == code and len(error["message"]) > 8
+    error = ErrorModel.model_validate(response.json()).error
+    assert error.code == code and len(error.message) > 8
 
 
 def test_oversized_chunked_body_and_routing_errors_are_json_too(client: httpx.Client) -> None:

@@ -1,103 +1,23 @@
 """`POST /api/ask` and `GET /api/health`.
 
-The body is read and checked by hand rather than by FastAPI's model binding, so that every
-bad request (too big, wrong content type, not UTF-8, not JSON, no question, wrong type, too
-long) gets its own status and a message naming the problem, in the one error shape. The
-pydantic models below describe the same contract for the OpenAPI schema.
+The body is read and checked by hand, so that every bad request (too big, wrong content type,
+not UTF-8, not JSON, no question, wrong type, too long) gets its own status and a message
+naming the problem, in the one error shape. openapi.py describes the same contract.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from fastapi import APIRouter, Request, Response
-from pydantic import BaseModel, Field
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
 
 from sitecite.errors import InputError
 from sitecite.pipeline import validate_question
 from sitecite.serve.errors import ApiError
 from sitecite.serve.service import ServerState
-from sitecite.types import SCORE_LABEL
 
 
-class AskRequest(BaseModel):
-    question: str = Field(min_length=1, max_length=500, examples=["Where is Noor based?"])
-
-
-class CitationModel(BaseModel):
-    n: int
-    id: str
-    title: str
-    heading: str
-    url: str
-    score: float
-
-
-class RetrievedModel(BaseModel):
-    id: str
-    score: float
-    rank: int
-    admitted: bool
-
-
-class AnswerModel(BaseModel):
-    question: str
-    refused: bool
-    answer: str = Field(description="Answer text with citation markers like [1], or the refusal.")
-    citations: list[CitationModel]
-    score: float = Field(description=SCORE_LABEL + "; not a confidence")
-    score_label: str = SCORE_LABEL
-    generator: str
-    latency_ms: float
-    retrieved: list[RetrievedModel]
-
-
-class ErrorDetail(BaseModel):
-    code: str = Field(examples=["question_too_long"])
-    message: str
-
-
-class ErrorModel(BaseModel):
-    error: ErrorDetail
-
-
-class HealthModel(BaseModel):
-    status: str
-    index_id: str
-    embedder: str
-    sections: int
-    threshold: float
-    updated: str
-    generator: str
-
-
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    status: {"model": ErrorModel, "description": description}
-    for status, description in (
-        (400, "The body is not valid UTF-8 or not a JSON object."),
-        (413, "The body is larger than serve.max_body_bytes."),
-        (415, "The content type is not application/json."),
-        (422, "The question is missing, empty, not a string or too long."),
-        (429, "Too many questions from this address; see Retry-After."),
-    )
-}
-
-router = APIRouter(prefix="/api")
-
-
-@router.post(
-    "/ask",
-    summary="Answer a question from the site, with citations, or refuse",
-    response_model=None,
-    responses={200: {"model": AnswerModel, "description": "An answer or a refusal."}, **_ERRORS},
-    openapi_extra={
-        "requestBody": {
-            "required": True,
-            "content": {"application/json": {"schema": AskRequest.model_json_schema()}},
-        }
-    },
-)
 async def ask(request: Request) -> Response:
     state: ServerState = request.app.state.sitecite
     settings = state.settings.serve
@@ -139,19 +59,20 @@ async def ask(request: Request) -> Response:
     )
 
 
-@router.get("/health", summary="Which index is being served", response_model=HealthModel)
-async def health(request: Request) -> dict[str, Any]:
+async def health(request: Request) -> Response:
     state: ServerState = request.app.state.sitecite
     engine = state.service.live.current.engine
-    return {
-        "status": "ok",
-        "index_id": engine.index.id,
-        "embedder": engine.embedder.id,
-        "sections": len(engine.index.sections),
-        "threshold": round(engine.threshold, 4),
-        "updated": str(engine.index.manifest.get("updated", "")),
-        "generator": engine.settings.generator,
-    }
+    return JSONResponse(
+        {
+            "status": "ok",
+            "index_id": engine.index.id,
+            "embedder": engine.embedder.id,
+            "sections": len(engine.index.sections),
+            "threshold": round(engine.threshold, 4),
+            "updated": str(engine.index.manifest.get("updated", "")),
+            "generator": engine.settings.generator,
+        }
+    )
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -168,7 +89,13 @@ async def read_body(request: Request, limit: int) -> bytes:
             )
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
+    more = True
+    while more:  # request.receive, not request.stream(): this is the hot path of every question
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            raise ApiError(400, "client_disconnected", "the client went away mid-request")
+        chunk = message.get("body", b"")
+        more = message.get("more_body", False)
         size += len(chunk)
         if size > limit:
             raise ApiError(413, "body_too_large", f"the body is over the limit of {limit} bytes")

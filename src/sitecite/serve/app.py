@@ -1,5 +1,9 @@
 """The ASGI app: the API, the widget, the demo pages, and the task that follows the index.
 
+Starlette rather than FastAPI: the API checks its requests by hand (api.py) and describes them
+in openapi.py, so FastAPI's binding would be unused, and its routing costs about five times
+Starlette's per request, which is most of the cost of a cached answer.
+
 `create_app` loads the model and the index once, before the server starts listening, and
 answers one question to warm the model up, so the first visitor does not pay for it.
 """
@@ -13,26 +17,31 @@ from collections.abc import AsyncIterator
 from importlib import resources
 from pathlib import Path
 
-from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, HTMLResponse, Response
-from fastapi.routing import APIRoute
-from fastapi.staticfiles import StaticFiles
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
 
 from sitecite.config import Settings
 from sitecite.errors import ConfigError
 from sitecite.pipeline import Engine, answer
 from sitecite.serve import api
 from sitecite.serve.cors import CorsMiddleware
-from sitecite.serve.errors import ApiError, install_error_handlers
+from sitecite.serve.errors import EXCEPTION_HANDLERS, ApiError
 from sitecite.serve.how import how_page
 from sitecite.serve.limits import ClientAddress, RateLimiter
 from sitecite.serve.live import LiveEngine
+from sitecite.serve.openapi import openapi_schema
 from sitecite.serve.pages import PAGE_HEADERS, home_page, lab_placeholder, site_page
 from sitecite.serve.service import AnswerService, ServerState
 
 log = logging.getLogger("sitecite.serve")
 
+VERSION = "0.1.0"
 STATIC_DIR = Path(str(resources.files("sitecite.serve") / "static"))
+API_ROUTES = {"/api/ask": "POST", "/api/health": "GET"}
 
 
 def load_engine(index_dir: Path, settings: Settings) -> Engine:
@@ -43,7 +52,9 @@ def load_engine(index_dir: Path, settings: Settings) -> Engine:
     return engine
 
 
-def create_app(index_dir: str | Path, settings: Settings, engine: Engine | None = None) -> FastAPI:
+def create_app(
+    index_dir: str | Path, settings: Settings, engine: Engine | None = None
+) -> Starlette:
     """The app for one index directory; pass `engine` to reuse one already loaded."""
     index_dir = Path(index_dir)
     try:
@@ -52,16 +63,11 @@ def create_app(index_dir: str | Path, settings: Settings, engine: Engine | None 
         raise ConfigError(f"bad setting 'serve.trusted_proxies': {error}") from error
     live = LiveEngine(index_dir, engine or load_engine(index_dir, settings))
     service = AnswerService(live, settings.serve)
-    state = ServerState(
-        index_dir,
-        settings,
-        service,
-        RateLimiter(settings.serve.rate_limit_per_minute),
-        client_address,
-    )
+    limiter = RateLimiter(settings.serve.rate_limit_per_minute)
+    state = ServerState(index_dir, settings, service, limiter, client_address)
 
     @contextlib.asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
         watcher = asyncio.create_task(_follow_index(service, settings.serve.index_poll_seconds))
         try:
             yield
@@ -69,20 +75,13 @@ def create_app(index_dir: str | Path, settings: Settings, engine: Engine | None 
             watcher.cancel()
             service.close()
 
-    app = FastAPI(
-        title="sitecite",
-        version="0.1.0",
+    app = Starlette(
+        routes=_routes(state),
+        middleware=[Middleware(CorsMiddleware, origins=settings.serve.cors_origins)],
+        exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
-        docs_url=None,
-        redoc_url=None,
-        description="Answers questions about a site from its own pages, with citations, "
-        "or says that the site does not say.",
     )
     app.state.sitecite = state
-    install_error_handlers(app)
-    app.include_router(api.router)
-    _add_pages(app, state)
-    app.add_middleware(CorsMiddleware, origins=settings.serve.cors_origins)
     return app
 
 
@@ -95,52 +94,57 @@ async def _follow_index(service: AnswerService, every_seconds: float) -> None:
             log.error("following the index failed: %s", error, exc_info=error)
 
 
-def _add_pages(app: FastAPI, state: ServerState) -> None:
-    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+def _routes(state: ServerState) -> list[BaseRoute]:
+    schema = openapi_schema(state.settings.serve.max_question_chars, VERSION)
 
     def html(content: str) -> HTMLResponse:
         return HTMLResponse(content, headers=PAGE_HEADERS)
 
-    @app.get("/widget.js", include_in_schema=False)
-    async def widget() -> FileResponse:
+    async def openapi(_: Request) -> Response:
+        return JSONResponse(schema)
+
+    async def widget(_: Request) -> Response:
         return FileResponse(
             STATIC_DIR / "widget.js",
             media_type="text/javascript",
             headers={"Cache-Control": "public, max-age=300"},
         )
 
-    @app.get("/", include_in_schema=False)
-    async def home(request: Request) -> HTMLResponse:
+    async def home(request: Request) -> Response:
         origin = str(request.base_url).rstrip("/")
         return html(home_page(state.service.live.current.engine.index, origin))
 
-    @app.get("/how", include_in_schema=False)
-    async def how() -> HTMLResponse:
+    async def how(_: Request) -> Response:
         return html(how_page(state.service.live.current.engine))
 
-    @app.get("/lab", include_in_schema=False)
-    async def lab() -> Response:
-        page, reason = await asyncio.get_running_loop().run_in_executor(
-            None, _latest_lab, state.index_dir
-        )
+    async def lab(_: Request) -> Response:
+        loop = asyncio.get_running_loop()
+        page, reason = await loop.run_in_executor(None, _latest_lab, state.index_dir)
         if page is None:
             return html(lab_placeholder(state.index_dir, reason))
         return HTMLResponse(page, headers={"X-Content-Type-Options": "nosniff"})
 
-    post_only = {
-        route.path
-        for route in api.router.routes
-        if isinstance(route, APIRoute) and "GET" not in (route.methods or ())
-    }
-
-    @app.get("/{path:path}", include_in_schema=False)
-    async def page(path: str) -> HTMLResponse:
-        if "/" + path in post_only:  # the catch-all must not turn "wrong method" into "not found"
-            raise ApiError(405, "method_not_allowed", f"/{path} takes POST", {"Allow": "POST"})
-        content = site_page(state.service.live.current.engine.index, "/" + path)
+    async def site(request: Request) -> Response:
+        path = "/" + request.path_params["path"]
+        if path in API_ROUTES:  # the catch-all must not turn "wrong method" into "not found"
+            method = API_ROUTES[path]
+            raise ApiError(405, "method_not_allowed", f"{path} takes {method}", {"Allow": method})
+        content = site_page(state.service.live.current.engine.index, path)
         if content is None:
-            raise ApiError(404, "not_found", f"nothing at /{path[:200]}")
+            raise ApiError(404, "not_found", f"nothing at {path[:200]}")
         return html(content)
+
+    return [
+        Route("/api/ask", api.ask, methods=[API_ROUTES["/api/ask"]]),
+        Route("/api/health", api.health, methods=[API_ROUTES["/api/health"]]),
+        Route("/openapi.json", openapi, methods=["GET"]),
+        Route("/widget.js", widget, methods=["GET"]),
+        Route("/", home, methods=["GET"]),
+        Route("/how", how, methods=["GET"]),
+        Route("/lab", lab, methods=["GET"]),
+        Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+        Route("/{path:path}", site, methods=["GET"]),
+    ]
 
 
 def _latest_lab(index_dir: Path) -> tuple[str | None, str]:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
-from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import ExceptionHandler
 
 from sitecite.errors import EmbedError, InputError, ProviderError, SiteciteError
 
@@ -64,24 +64,27 @@ def from_library(error: SiteciteError) -> ApiError:
     return ApiError(500, "internal_error", str(error))
 
 
-def install_error_handlers(app: FastAPI) -> None:
-    @app.exception_handler(ApiError)
-    async def api_error(_: Request, error: ApiError) -> JSONResponse:
-        return error_response(error.status, error.code, error.message, error.headers)
+async def _api_error(_: Request, error: Exception) -> Response:
+    if not isinstance(error, ApiError):
+        return await _unexpected(_, error)
+    return error_response(error.status, error.code, error.message, error.headers)
 
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(_: Request, error: StarletteHTTPException) -> JSONResponse:
-        code = _STATUS_CODES.get(error.status_code, "http_error")
-        message = str(error.detail) if error.detail else code.replace("_", " ")
-        return error_response(error.status_code, code, message, error.headers)
 
-    @app.exception_handler(RequestValidationError)
-    async def validation_error(_: Request, error: RequestValidationError) -> JSONResponse:
-        first = error.errors()[0] if error.errors() else {}
-        where = ".".join(str(part) for part in first.get("loc", ()))
-        return error_response(422, "invalid_request", f"{where}: {first.get('msg', 'invalid')}")
+async def _http_error(_: Request, error: Exception) -> Response:
+    if not isinstance(error, HTTPException):
+        return await _unexpected(_, error)
+    code = _STATUS_CODES.get(error.status_code, "http_error")
+    message = str(error.detail) if error.detail else code.replace("_", " ")
+    return error_response(error.status_code, code, message, error.headers)
 
-    @app.exception_handler(Exception)
-    async def unexpected(_: Request, error: Exception) -> JSONResponse:
-        log.error("unexpected error while serving a request", exc_info=error)
-        return error_response(500, "internal_error", "the server failed to answer; this is a bug")
+
+async def _unexpected(_: Request, error: Exception) -> Response:
+    log.error("unexpected error while serving a request", exc_info=error)
+    return error_response(500, "internal_error", "the server failed to answer; this is a bug")
+
+
+EXCEPTION_HANDLERS: dict[object, ExceptionHandler] = {
+    ApiError: _api_error,
+    HTTPException: _http_error,
+    Exception: _unexpected,
+}

@@ -1,0 +1,135 @@
+"""The OpenAPI schema of the HTTP API, built from pydantic models of the same contract.
+
+The endpoints read and check requests by hand (see api.py), so the schema is not derived from
+their signatures; these models are the single written description of the JSON shapes, and
+tests check that real responses fit them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from sitecite.types import SCORE_LABEL
+
+
+class AskRequest(BaseModel):
+    question: str = Field(min_length=1, examples=["Which city and country is she based in?"])
+
+
+class CitationModel(BaseModel):
+    n: int
+    id: str
+    title: str
+    heading: str
+    url: str
+    score: float
+
+
+class RetrievedModel(BaseModel):
+    id: str
+    score: float
+    rank: int
+    admitted: bool
+
+
+class AnswerModel(BaseModel):
+    question: str
+    refused: bool
+    answer: str = Field(description="Answer text with citation markers like [1], or the refusal.")
+    citations: list[CitationModel]
+    score: float = Field(description=SCORE_LABEL + "; not a confidence")
+    score_label: str = SCORE_LABEL
+    generator: str
+    latency_ms: float
+    retrieved: list[RetrievedModel]
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(examples=["question_too_long"])
+    message: str
+
+
+class ErrorModel(BaseModel):
+    error: ErrorDetail
+
+
+class HealthModel(BaseModel):
+    status: str
+    index_id: str
+    embedder: str
+    sections: int
+    threshold: float
+    updated: str
+    generator: str
+
+
+ASK_ERRORS = {
+    "400": "The body is not valid UTF-8, not JSON, or not a JSON object.",
+    "413": "The body is larger than serve.max_body_bytes.",
+    "415": "The content type is not application/json (UTF-8).",
+    "422": "The question is missing, empty, not a string or too long, or there are other fields.",
+    "429": "Too many questions from this address; wait Retry-After seconds.",
+}
+
+
+def openapi_schema(max_question_chars: int, version: str) -> dict[str, Any]:
+    components: dict[str, Any] = {}
+
+    def ref(model: type[BaseModel]) -> dict[str, str]:
+        schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+        components.update(schema.pop("$defs", {}))
+        components[model.__name__] = schema
+        return {"$ref": f"#/components/schemas/{model.__name__}"}
+
+    def content(model: type[BaseModel]) -> dict[str, Any]:
+        return {"application/json": {"schema": ref(model)}}
+
+    ask_body = ref(AskRequest)
+    components["AskRequest"]["properties"]["question"]["maxLength"] = max_question_chars
+    errors = {
+        status: {"description": text, "content": content(ErrorModel)}
+        for status, text in ASK_ERRORS.items()
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "sitecite",
+            "version": version,
+            "description": "Answers questions about a site from its own pages, with a "
+            "citation for every claim, or says that the site does not say.",
+        },
+        "paths": {
+            "/api/ask": {
+                "post": {
+                    "summary": "Answer a question from the site, with citations, or refuse",
+                    "operationId": "ask",
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": ask_body}},
+                    },
+                    "responses": {
+                        "200": {
+                            "description": "An answer, or a refusal (refused: true).",
+                            "content": content(AnswerModel),
+                        },
+                        **errors,
+                    },
+                }
+            },
+            "/api/health": {
+                "get": {
+                    "summary": "Which index is being served",
+                    "operationId": "health",
+                    "responses": {
+                        "200": {
+                            "description": "The index being served.",
+                            "content": content(HealthModel),
+                        }
+                    },
+                }
+            },
+        },
+        "components": {"schemas": components},
+    }
