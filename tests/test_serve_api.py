@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sitecite.config import Settings, load_settings
+from sitecite.errors import ProviderError
 from sitecite.pipeline import Engine, answer
 from sitecite.serve.openapi import AnswerModel, ErrorModel, HealthModel
 from sitecite.serve.server import serve_in_thread
@@ -458,3 +459,35 @@ def test_lab_shows_the_latest_run_or_a_placeholder(
     assert failed.status_code == 200 and "results.json is truncated &lt;b&gt;" in failed.text
     monkeypatch.setitem(sys.modules, "sitecite.eval.lab", None)  # as if the module did not exist
     assert "No evaluation run yet" in client.get("/lab").text
+
+
+class FailingGenerator:
+    """A generator whose provider is down (or that has a bug)."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    def generate(self, context: Any) -> Any:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "code"),
+    [
+        (ProviderError("groq: 503 after 2 retries"), 503, "upstream_unavailable"),
+        (RuntimeError("internal detail 7f3a"), 500, "internal_error"),
+    ],
+)
+def test_a_failing_generator_is_a_json_5xx_not_a_crash(
+    example_index: Path, engine: Engine, error: Exception, status: int, code: str
+) -> None:
+    broken = Engine.for_index(
+        engine.index, engine.settings, engine.embedder, FailingGenerator(error)
+    )
+    settings = serve_settings(rate_limit_per_minute=0)
+    with serve_in_thread(example_index, settings, broken) as url:
+        response = httpx.post(f"{url}/api/ask", json={"question": ANSWERABLE[0]}, timeout=30)
+        assert response.status_code == status
+        assert response.json()["error"]["code"] == code
+        assert "7f3a" not in response.text, "internal details stay in the log"
+        assert httpx.get(f"{url}/api/health").status_code == 200, "and the server keeps serving"

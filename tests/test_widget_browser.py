@@ -254,6 +254,10 @@ def test_keyboard_only_focus_is_trapped_and_restored(
     expect(dialog).to_be_visible()
     page.keyboard.press("Control+k")
     expect(dialog).to_be_hidden()
+    page.keyboard.press("Meta+k")  # Cmd-K on a Mac
+    expect(dialog).to_be_visible()
+    page.keyboard.press("Meta+k")
+    expect(dialog).to_be_hidden()
     page.focus("button[data-sitecite-open]")
     page.keyboard.press("Enter")
     expect(dialog).to_be_visible()

@@ -12,9 +12,9 @@ import json
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from sitecite.errors import InputError
+from sitecite.errors import InputError, SiteciteError
 from sitecite.pipeline import validate_question
-from sitecite.serve.errors import ApiError
+from sitecite.serve.errors import ApiError, from_library
 from sitecite.serve.service import ServerState
 
 
@@ -46,7 +46,10 @@ async def ask(request: Request) -> Response:
         request.headers.get("content-type"),
         settings.max_question_chars,
     )
-    served = await state.service.ask(question)
+    try:
+        served = await state.service.ask(question)
+    except SiteciteError as error:  # e.g. an LLM provider down: the caller is not at fault
+        raise from_library(error) from error
     return Response(
         served.body,
         media_type="application/json",

@@ -115,7 +115,7 @@ span.cite { color: var(--sc-muted); }
     </form>
     <button class="close" type="button" aria-label="Close">&times;</button>
     <div class="result" aria-live="polite" aria-busy="false">
-      <p class="status" role="status"></p>
+      <p class="status"></p>
       <div class="panel" data-state="idle" hidden>
         <p class="state-label"></p>
         <p class="answer"></p>
@@ -209,7 +209,7 @@ span.cite { color: var(--sc-muted); }
     }
 
     connectedCallback() {
-      this.input.placeholder = this.getAttribute("placeholder") || "Where are you based? What have you built?";
+      this.input.placeholder = this.getAttribute("placeholder") || "Type a question and press Enter";
       this.launcher.hidden = this.getAttribute("button") === "false";
       document.addEventListener("keydown", this.onDocumentKey);
       document.addEventListener("click", this.onDocumentClick);
