@@ -72,6 +72,7 @@ def ensure_index(path: Path, rebuild: bool) -> Path:
                 str(path),
             ],
             check=True,
+            stdout=sys.stderr,  # stdout is for the table and the JSON line
         )
     return path
 
