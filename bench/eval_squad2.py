@@ -143,7 +143,9 @@ def run(
     settings = load_settings({}, config_file=None, environ={})
     embedder = embedder or get_embedder(settings.embedder, threads=2)
     work.mkdir(parents=True, exist_ok=True)
-    index_dir = work / ("index" if limit_paragraphs is None else f"index-{limit_paragraphs}")
+    # separate indexes: thresholds live in the manifest and survive rebuilds
+    mode = "calibrated" if calibrate else "default-thresholds"
+    index_dir = work / (mode if limit_paragraphs is None else f"{mode}-{limit_paragraphs}")
     write_index(sections_of(rows), index_dir, embedder, extra={"source": str(DATA.resolve())})
     data = question_set(rows)
     dev, test = split(data) if calibrate else ({"questions": []}, data)

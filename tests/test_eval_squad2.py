@@ -55,4 +55,4 @@ def test_squad2_end_to_end(embedder: Any, tmp_path: Path) -> None:
     assert 0.0 <= low <= result["unanswerable_refused"]["rate"] <= high <= 1.0
     assert result["hit@8"]["n"] == len(rows) - unanswerable
     json.dumps(result)  # the --json line is serialisable
-    assert (tmp_path / "index-1.runs.sqlite").exists()
+    assert (tmp_path / "default-thresholds-1.runs.sqlite").exists()
