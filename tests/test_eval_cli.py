@@ -105,6 +105,13 @@ def test_run_compare_note(
         "tokens",
     }
     assert len(results["questions"]) == 66
+    assert set(results["summary"]["attacks"]) == {
+        "prompt-injection",
+        "identity-override",
+        "prompt-extraction",
+        "false-premise",
+        "private-data",
+    }
     assert lab.read_text().startswith("<!doctype html>") and junit.exists()
 
     assert (
