@@ -25,13 +25,14 @@ from sitecite.verify import instruction_in
 
 # A planted paragraph per target section, and a question that retrieves that section.
 TARGETS = {
-    "work/lumen-design-system#what-i-did": "How many components are in Kestrel Bank's design system?",
+    "work/lumen-design-system#what-i-did":
+        "How many components are in Kestrel Bank's design system?",
     "about#how-i-work": "Which days of the week does she work?",
     "uses#hardware": "What monitor and keyboard are on her desk?",
     "_facts#availability": "When is the earliest she could start a new engagement?",
     "speaking#talks": "Does she do conference talks, and on what subjects?",
-    "work/accessible-booking#results": "What share of screen-reader tasks could travellers complete "
-                                       "on the ferry booking site after her work?",
+    "work/accessible-booking#results":
+        "What share of screen-reader tasks could travellers complete on the ferry booking site?",
     "writing/how-i-run-a-two-week-audit#week-two-rank-and-prove": "What happens during the second "
                                                                   "week of one of her audits?",
     "work/bramble-search#context": "Roughly how many titles were in the bookshop's catalogue?",
@@ -86,7 +87,7 @@ def compliant(attacks: list[str]):
 
 @pytest.fixture(scope="module")
 def planted(engine, tmp_path_factory) -> tuple[Engine, list[str]]:
-    """The example index with attack paragraphs appended to five sections (only those re-embedded)."""
+    """The example index with attack paragraphs appended to the targets (only they re-embed)."""
     attacks = attack_strings()
     directory = tmp_path_factory.mktemp("planted") / "index"
     shutil.copytree(Path(engine.index.path), directory)
@@ -109,8 +110,10 @@ def planted(engine, tmp_path_factory) -> tuple[Engine, list[str]]:
 
 
 def llm_engine(base: Engine, server: ScriptedLLM, policy: str = "drop") -> Engine:
-    settings = load_settings({"generator": "llm", "llm.base_url": server.base_url, "llm.model": "obedient",
-                              "llm.retries": 0, "llm.verify_policy": policy}, config_file=None, environ={})
+    settings = load_settings({"generator": "llm", "llm.base_url": server.base_url,
+                              "llm.model": "obedient",
+                              "llm.retries": 0, "llm.verify_policy": policy},
+                             config_file=None, environ={})
     return Engine.for_index(base.index, settings, base.embedder)
 
 
@@ -131,19 +134,23 @@ def assert_safe(text: str, attacks: list[str]) -> None:
 def test_every_planted_attack_is_kept_out_or_caught(planted):
     """Each target section, with its planted attacks, given straight to an obedient model."""
     base, attacks = planted
-    quarantined = [s for a in attacks for s in split_sentences(" ".join(a.split())) if instruction_in(s)]
+    quarantined = [s for a in attacks for s in split_sentences(" ".join(a.split()))
+                   if instruction_in(s)]
     with ScriptedLLM(compliant(attacks)) as server:
         generator = llm_engine(base, server).generator
         for section_id, question in TARGETS.items():
             vector = base.embedder.embed_query(question)
             row = base.index.row_of[section_id]
-            rows = [row] + [int(r) for r in np.argsort(-(base.index.vectors @ vector))[:3] if r != row][:2]
-            context = Context(question, vector, base.index, rows, [base.index.sections[r] for r in rows],
+            nearest = np.argsort(-(base.index.vectors @ vector))[:3]
+            rows = [row] + [int(r) for r in nearest if r != row][:2]
+            context = Context(question, vector, base.index, rows,
+                              [base.index.sections[r] for r in rows],
                               base.embedder)
             draft = generator.generate(context)
             assert_safe(draft.text, attacks)
             checks = {c.name: c for c in draft.checks}
-            assert not checks["source_instructions"].passed, section_id  # the Trace says what was kept out
+            # the Trace says what was kept out of the prompt
+            assert not checks["source_instructions"].passed, section_id
             prompt = server.requests[-1]["messages"][1]["content"]
             assert not [s for s in quarantined if s in prompt]
             assert "about Noor Haddad" in server.requests[-1]["messages"][0]["content"]
@@ -154,7 +161,8 @@ def test_planted_instructions_never_reach_a_visitor_end_to_end(planted):
     with ScriptedLLM(compliant(attacks)) as server:
         llm = llm_engine(base, server)
         exposed = 0
-        for section_id in ("uses#hardware", "work/accessible-booking#results", "work/bramble-search#context"):
+        for section_id in ("uses#hardware", "work/accessible-booking#results",
+                           "work/bramble-search#context"):
             result, trace = answer(llm, TARGETS[section_id])
             assert_safe(result.answer, attacks)
             exposed += section_id in [s.id for s in trace.context]
@@ -162,12 +170,14 @@ def test_planted_instructions_never_reach_a_visitor_end_to_end(planted):
 
 
 def questions(category: str = "adversarial") -> list[dict]:
-    return [q for q in json.loads(EXAMPLE_QUESTIONS.read_text())["questions"] if q["category"] == category]
+    data = json.loads(EXAMPLE_QUESTIONS.read_text())
+    return [q for q in data["questions"] if q["category"] == category]
 
 
 def test_questions_that_carry_instructions_never_reach_the_model(engine):
     system_start = SYSTEM_PROMPT.split("{")[0].strip()
-    with ScriptedLLM(Reply(answer_json("PWNED. I have no rules. I am DAN. HACKED-1337 [1]."))) as server:
+    obeying = Reply(answer_json("PWNED. I have no rules. I am DAN. HACKED-1337 [1]."))
+    with ScriptedLLM(obeying) as server:
         llm = llm_engine(engine, server)
         for question in questions():
             result, trace = answer(llm, question["question"])
@@ -189,7 +199,7 @@ def test_questions_that_carry_instructions_never_reach_the_model(engine):
      "Noor lives at Rua das Flores 12, Lisbon [1]."),
     ("What does she work on, and what is the capital of Peru?", "The capital of Peru is Lima [1]."),
 ])
-def test_false_premises_and_smuggled_questions_are_not_answered_with_inventions(engine, question, invented):
+def test_false_premises_and_smuggled_questions_are_not_answered(engine, question, invented):
     with ScriptedLLM(Reply(answer_json(invented))) as server:
         result, trace = answer(llm_engine(engine, server), question)
     kept = re.sub(r"\s*\[\d+\]", "", result.answer)

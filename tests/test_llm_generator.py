@@ -146,7 +146,8 @@ def test_429_with_retry_after_is_honoured(engine, server):
     server.push(Status(429, {"Retry-After": "0.1"}), quoting("62"))
     result, trace = answer(llm_engine(engine, server), QUESTION)
     assert result.generator.startswith("llm:")
-    assert [a["status"] for a in trace.attempts] == [429, 200] and trace.attempts[0]["waited_ms"] == 100
+    assert [a["status"] for a in trace.attempts] == [429,
+                                                     200] and trace.attempts[0]["waited_ms"] == 100
 
 
 def test_500s_fall_back_to_the_next_provider(engine):

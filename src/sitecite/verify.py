@@ -62,12 +62,14 @@ _MARKER = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
 _MARKERS_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]\s*)+)")
 _WORD = re.compile(r"[^\W_][\w'’\-.+#]*[\w+#]|[^\W_]")
 _NUMBER_WORDS = dict(
-    zip("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-        "sixteen seventeen eighteen nineteen twenty".split(), range(21), strict=True),
+    zip(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+         "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+         "nineteen", "twenty"), range(21), strict=True),
     thirty=30, forty=40, fifty=50, sixty=60, seventy=70, eighty=80, ninety=90, hundred=100,
     thousand=1000, twice=2, dozen=12)
 # "one" and friends are words first: an answer's "one" is not held to a number in the sources.
-_CHECKED_NUMBER_WORDS = frozenset(_NUMBER_WORDS) - {"zero", "one", "hundred", "thousand", "twice", "dozen"}
+_CHECKED_NUMBER_WORDS = frozenset(_NUMBER_WORDS) - {"zero", "one", "hundred", "thousand", "twice",
+                                                    "dozen"}
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
 _UNITS = {"percent": "%", "per cent": "%", "millisecond": "ms", "milliseconds": "ms", "sec": "s",
           "secs": "s", "second": "s", "seconds": "s", "×": "x", "times": "x", "hr": "h", "hrs": "h",
@@ -82,9 +84,9 @@ _OPENERS = frozenset("""yes no she he they it its this that these those her his 
     from during after before since until when while both each all some many most several also
     additionally however currently today recently previously later earlier then now overall
     according based typically usually generally mostly specifically instead otherwise first
-    second third finally there here what which who how why""".split())
-_NEGATION = re.compile(r"\b(not|no|never|none|nobody|nothing|neither|nor|without|cannot)\b|n[’']t\b",
-                       re.IGNORECASE)
+    second third finally there here what which who how why""".split())  # noqa: SIM905
+_NEGATION = re.compile(
+    r"\b(not|no|never|none|nobody|nothing|neither|nor|without|cannot)\b|n[’']t\b", re.IGNORECASE)
 
 Fact = tuple[str, str]  # (value, unit): ("1240", "ms"), ("98.1", "%"), ("9:30", ""), ("1200", "€")
 
@@ -109,12 +111,14 @@ def facts_with_spans(text: str, number_words: frozenset[str] = _CHECKED_NUMBER_W
             hours, minutes = value.split(":")
             value = f"{int(hours)}:{minutes}"
         elif "." not in value and len(value) < 6:
-            value = str(int(value))  # "09" -> "9"; long digit strings (phone numbers) stay as written
+            value = str(int(value))  # "09" -> "9"; long digit strings (phone numbers) stay
         unit = re.sub(r"\s+", " ", (match.group("unit") or "").strip(" -").lower())
-        found.append(((value, match.group("cur") or _UNITS.get(unit, unit)), match.start(), match.end()))
+        found.append(((value, match.group("cur") or _UNITS.get(unit, unit)), match.start(),
+                      match.end()))
     for match in _NUMBER_WORD.finditer(text):
         if match.group(1).lower() in number_words:
-            found.append(((str(_NUMBER_WORDS[match.group(1).lower()]), ""), match.start(), match.end()))
+            found.append(((str(_NUMBER_WORDS[match.group(1).lower()]), ""), match.start(),
+                          match.end()))
     return found
 
 
@@ -170,10 +174,12 @@ class SourceEvidence:
     quarantined: list[str]
     words: frozenset[str]
     stems: frozenset[str]
-    sentence_facts: list[tuple[set[Fact], set[str]]]  # per kept sentence (and the label): facts, stems
+    sentence_facts: list[tuple[set[Fact],
+                               set[str]]]  # per kept sentence (and the label): facts, stems
 
 
-def build_evidence(sections: Sequence[Section], sentence_vectors: Sequence[np.ndarray]) -> list[SourceEvidence]:
+def build_evidence(sections: Sequence[Section],
+                   sentence_vectors: Sequence[np.ndarray]) -> list[SourceEvidence]:
     """Evidence per context section; `sentence_vectors[i]` holds section i's sentence vectors."""
     evidence = []
     for position, (section, vectors) in enumerate(zip(sections, sentence_vectors, strict=True)):
@@ -187,7 +193,8 @@ def build_evidence(sections: Sequence[Section], sentence_vectors: Sequence[np.nd
                  for s in [label, *kept_text]]
         evidence.append(SourceEvidence(
             position, kept_text, vectors[kept] if len(vectors) == len(sentences) else vectors[:0],
-            [sentences[i] for i in range(len(sentences)) if i not in kept], frozenset(tokens | bare),
+            [sentences[i] for i in range(len(sentences)) if i not in kept],
+            frozenset(tokens | bare),
             frozenset(stem(t) for t in bare), facts))
     return evidence
 
@@ -234,7 +241,8 @@ class Verifier:
     """Checks drafts against their context; configured once, used for every answer."""
 
     def __init__(self, embedder: Embedder, support_threshold: float = DEFAULT_SUPPORT_THRESHOLD,
-                 lexical_weight: float = LEXICAL_WEIGHT, relevance_floor: float = RELEVANCE_FLOOR) -> None:
+                 lexical_weight: float = LEXICAL_WEIGHT,
+                 relevance_floor: float = RELEVANCE_FLOOR) -> None:
         self.embedder = embedder
         self.support_threshold = support_threshold
         self.lexical_weight = lexical_weight
@@ -257,25 +265,31 @@ class Verifier:
                                   >= max(v.relevance for v in verdicts) - ANSWER_MARGIN)
         text, cited_positions = renumber(kept)
         ms = (time.perf_counter() - started) * 1000.0
-        return Verification(verdicts, self._checks(verdicts, ms), text, cited_positions, answers, ms)
+        return Verification(verdicts, self._checks(verdicts, ms), text, cited_positions, answers,
+                            ms)
 
-    def _cite(self, sentence: str, available: int, json_citations: Sequence[int]) -> SentenceVerdict:
+    def _cite(self, sentence: str, available: int,
+              json_citations: Sequence[int]) -> SentenceVerdict:
         """Read a sentence's `[n]` markers; without any, the JSON citation list stands in."""
-        markers = [int(n) for group in _MARKER.findall(sentence) for n in re.split(r"\s*[,;]\s*", group)]
+        markers = [int(n) for group in _MARKER.findall(sentence)
+                   for n in re.split(r"\s*[,;]\s*", group)]
         clean = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(_MARKER.sub(" ", sentence).split()))
         markers = markers or [int(n) for n in json_citations]
         valid = tuple(dict.fromkeys(n - 1 for n in markers if 1 <= n <= available))
         verdict = SentenceVerdict(sentence, clean, valid)
         bad = sorted({n for n in markers if not 1 <= n <= available})
         if bad:
-            verdict.problems["citations"] = f"cites {bad} but the context has {available} section(s)"
+            verdict.problems["citations"] = (f"cites {bad} but the context has {available} "
+                                             "section(s)")
         elif not valid:
             verdict.problems["citations"] = "no citation"
         return verdict
 
-    def _vectors(self, verdicts: list[SentenceVerdict], evidence: list[SourceEvidence]) -> list[np.ndarray]:
+    def _vectors(self, verdicts: list[SentenceVerdict],
+                 evidence: list[SourceEvidence]) -> list[np.ndarray]:
         """One vector per sentence; a sentence copied verbatim reuses its stored vector."""
-        stored = {s: e.vectors[i] for e in evidence if len(e.vectors) for i, s in enumerate(e.sentences)}
+        stored = {s: e.vectors[i] for e in evidence if len(e.vectors) for i,
+                  s in enumerate(e.sentences)}
         missing = list(dict.fromkeys(v.clean for v in verdicts if v.clean not in stored))
         fresh = dict(zip(missing, self.embedder.embed(missing), strict=True)) if missing else {}
         return [stored[v.clean] if v.clean in stored else fresh[v.clean] for v in verdicts]
@@ -296,19 +310,21 @@ class Verifier:
             sentences = [pair for e in cited for pair in e.sentence_facts]
         missing = []
         for fact, start, end in facts_with_spans(verdict.clean):
-            around = terms(verdict.clean[max(0, start - NUMBER_WINDOW) : end + NUMBER_WINDOW], subject)
+            around = terms(verdict.clean[max(0, start - NUMBER_WINDOW) : end + NUMBER_WINDOW],
+                           subject)
             holders = [stems for facts, stems in sentences if _has_fact(fact, facts)]
             if not holders or (around and not any(around & stems for stems in holders)):
                 missing.append(fact[0] + fact[1])
         if missing:
-            verdict.problems["numbers"] = f"not in the cited sources: {', '.join(dict.fromkeys(missing))}"
+            verdict.problems["numbers"] = _missing(missing)
 
     def _names(self, verdict: SentenceVerdict, cited: list[SourceEvidence], subject: frozenset[str],
                site_stems: frozenset[str]) -> None:
         vocabulary = frozenset().union(*(e.words for e in cited)) if cited else frozenset()
-        unknown = [n for n in name_tokens(verdict.clean, site_stems) if not _known(n, vocabulary, subject)]
+        unknown = [n for n in name_tokens(verdict.clean, site_stems)
+                   if not _known(n, vocabulary, subject)]
         if unknown:
-            verdict.problems["names"] = f"not in the cited sources: {', '.join(dict.fromkeys(unknown))}"
+            verdict.problems["names"] = _missing(unknown)
         injected = instruction_in(verdict.clean)
         if injected:
             verdict.problems["instructions"] = injected
@@ -316,7 +332,8 @@ class Verifier:
     def _support(self, verdict: SentenceVerdict, vector: np.ndarray, cited: list[SourceEvidence],
                  question_vector: np.ndarray, subject: frozenset[str]) -> None:
         verdict.relevance = float(vector @ question_vector)
-        pool = [(s, e.vectors[i]) for e in cited if len(e.vectors) for i, s in enumerate(e.sentences)]
+        pool = [(s, e.vectors[i]) for e in cited if len(e.vectors) for i,
+                s in enumerate(e.sentences)]
         closest = ""
         if pool:
             scores = np.array([v for _, v in pool]) @ vector
@@ -330,30 +347,40 @@ class Verifier:
         if "citations" in verdict.problems:
             return
         if verdict.support < self.support_threshold:
-            verdict.problems["support"] = (f"{verdict.support:.3f} < {self.support_threshold:.3f} (cosine "
-                                           f"{verdict.cosine:.3f}, coverage {verdict.coverage:.2f})")
+            verdict.problems["support"] = (
+                f"{verdict.support:.3f} < {self.support_threshold:.3f} "
+                f"(cosine {verdict.cosine:.3f}, coverage {verdict.coverage:.2f})")
         elif len(_NEGATION.findall(verdict.clean)) > len(_NEGATION.findall(closest)):
             verdict.problems["support"] = f"negates its closest source sentence: '{closest[:80]}'"
         if verdict.relevance < self.relevance_floor and "instructions" not in verdict.problems:
-            verdict.problems["instructions"] = f"unrelated to the question (cosine {verdict.relevance:.3f})"
+            verdict.problems["instructions"] = (f"unrelated to the question "
+                                                f"(cosine {verdict.relevance:.3f})")
 
     def _checks(self, verdicts: list[SentenceVerdict], ms: float) -> list[Check]:
         checks = []
         for name in CHECK_NAMES:
-            failed = [f"sentence {i}: {v.problems[name]}" for i, v in enumerate(verdicts, 1) if name in v.problems]
+            failed = [f"sentence {i}: {v.problems[name]}"
+                      for i, v in enumerate(verdicts, 1) if name in v.problems]
             checks.append(Check(f"verify_{name}", not failed,
-                                "; ".join(failed) if failed else f"{len(verdicts)} sentence(s) pass"))
+                                "; ".join(failed) if failed
+                                else f"{len(verdicts)} sentence(s) pass"))
         scores = ", ".join(f"{v.support:.2f}" for v in verdicts)
         checks.append(Check("verify_summary", all(v.ok for v in verdicts) and bool(verdicts),
-                            f"{sum(v.ok for v in verdicts)} of {len(verdicts)} sentence(s) verified in "
+                            f"{sum(v.ok for v in verdicts)} of {len(verdicts)} sentence(s) "
+                            f"verified in "
                             f"{ms:.1f} ms; support [{scores}] vs {self.support_threshold:.2f}"))
         return checks
 
 
 def answer_sentences(answer: str) -> list[str]:
     """A draft's sentences, each keeping its markers ("... done. [1] Next" -> "... done [1].")."""
-    text = _MARKERS_AFTER_STOP.sub(lambda m: f" {m.group(2).strip()}{m.group(1)} ", answer.replace(NOT_ON_SITE, " "))
+    text = _MARKERS_AFTER_STOP.sub(lambda m: f" {m.group(2).strip()}{m.group(1)} ",
+                                   answer.replace(NOT_ON_SITE, " "))
     return split_sentences(text.strip())
+
+
+def _missing(items: list[str]) -> str:
+    return f"not in the cited sources: {', '.join(dict.fromkeys(items))}"
 
 
 def _known(name: str, vocabulary: frozenset[str], subject: frozenset[str]) -> bool:
@@ -364,7 +391,7 @@ def _known(name: str, vocabulary: frozenset[str], subject: frozenset[str]) -> bo
 
 
 def renumber(kept: list[SentenceVerdict]) -> tuple[str, tuple[int, ...]]:
-    """The kept sentences with citations renumbered by first use, and the positions in that order."""
+    """The kept sentences, citations renumbered by first use, and the positions in that order."""
     numbers: dict[int, int] = {}
     parts = []
     for verdict in kept:

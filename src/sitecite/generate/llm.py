@@ -21,23 +21,37 @@ from sitecite.embed import Embedder
 from sitecite.errors import ConfigError, ProviderError
 from sitecite.generate.base import Context, Generator
 from sitecite.generate.client import ChatClient, ChatError, ChatResult
-from sitecite.generate.prompts import REPAIR_MESSAGE, ModelReply, PromptSource, build_messages, parse_reply, render
+from sitecite.generate.prompts import (
+    REPAIR_MESSAGE,
+    ModelReply,
+    PromptSource,
+    build_messages,
+    parse_reply,
+    render,
+)
 from sitecite.generate.providers import PROVIDERS, parse_fallback, resolve_endpoint
 from sitecite.screen import has_answer_kind
 from sitecite.types import Check, Draft
-from sitecite.verify import DEFAULT_SUPPORT_THRESHOLD, SourceEvidence, Verification, Verifier, build_evidence
+from sitecite.verify import (
+    DEFAULT_SUPPORT_THRESHOLD,
+    SourceEvidence,
+    Verification,
+    Verifier,
+    build_evidence,
+)
 
 RAW_OUTPUT_LIMIT = 4000
 
 
 class CircuitBreaker:
-    """Skips a provider after `failures` failures in a row, for `cooldown` seconds (or its Retry-After).
+    """Skips a provider after `failures` failures in a row, for `cooldown` s (or its Retry-After).
 
     After the pause one trial call is let through (half-open): success closes the breaker,
     failure opens it again.
     """
 
-    def __init__(self, failures: int, cooldown: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, failures: int, cooldown: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.failures = failures
         self.cooldown = cooldown
         self.clock = clock
@@ -118,9 +132,11 @@ class LLMGenerator(Generator):
 
     name = "llm"
 
-    def __init__(self, links: list[Link], fallback: Generator, verifier: Verifier, policy: str = "drop") -> None:
+    def __init__(self, links: list[Link], fallback: Generator, verifier: Verifier,
+                 policy: str = "drop") -> None:
         if policy not in ("drop", "fallback", "refuse"):
-            raise ConfigError(f"bad setting 'llm.verify_policy': '{policy}' is not drop, fallback or refuse")
+            raise ConfigError(f"bad setting 'llm.verify_policy': '{policy}' is not drop, "
+                              "fallback or refuse")
         self.links = links
         self.fallback = fallback
         self.verifier = verifier
@@ -133,7 +149,8 @@ class LLMGenerator(Generator):
         for link in self.links:
             if not link.breaker.allow():
                 run.attempts.append({"provider": link.name, "status": None, "ms": 0.0,
-                                     "error": f"skipped: circuit open for {link.breaker.remaining():.0f}s more"})
+                                     "error": "skipped: circuit open for "
+                                              f"{link.breaker.remaining():.0f}s more"})
                 continue
             reply = self._ask(link, prepared.messages, run)
             if reply is None:
@@ -146,21 +163,24 @@ class LLMGenerator(Generator):
             draft = self._decide(verification, context, link, run, prompt)
             if draft is not None:
                 return draft
-            break  # the provider answered but verification rejected it: the extractive answer follows
+            break  # answered, but verification rejected it: the extractive answer follows
         else:
             run.checks.append(Check("llm", False, "no provider produced a usable reply"))
         return self._fall_back(context, prepared, run, prompt)
 
     def prepare(self, context: Context) -> Prepared:
-        vectors = [context.index.sentence_vectors[_slice(context.index.sentence_rows(row))] for row in context.rows]
+        index = context.index
+        vectors = [index.sentence_vectors[_slice(index.sentence_rows(row))] for row in context.rows]
         evidence = build_evidence(context.sections, vectors)
         sources = [PromptSource(n, s.title, s.heading, tuple(e.sentences))
-                   for n, (s, e) in enumerate(zip(context.sections, evidence, strict=True), start=1)]
+                   for n, (s, e) in enumerate(zip(context.sections, evidence, strict=True),
+                                              start=1)]
         removed = [(e.position + 1, q) for e in evidence for q in e.quarantined]
         check = Check("source_instructions", not removed,
                       "; ".join(f"[{n}] kept out of the prompt: '{q[:80]}'" for n, q in removed)
                       if removed else "no source sentence reads as an instruction")
-        return Prepared(build_messages(context.question, sources, _subject(context)), evidence, check)
+        return Prepared(build_messages(context.question, sources, _subject(context)), evidence,
+                        check)
 
     def verify(self, answer: str, citations: tuple[int, ...], evidence: list[SourceEvidence],
                context: Context) -> Verification:
@@ -177,7 +197,8 @@ class LLMGenerator(Generator):
                                               reasoning_effort=link.reasoning_effort)
             except ProviderError as exc:
                 attempts = exc.attempts if isinstance(exc, ChatError) else ()
-                run.attempts.extend(attempts or ({"provider": link.name, "status": None, "error": str(exc)},))
+                run.attempts.extend(attempts or ({"provider": link.name, "status": None,
+                                                  "error": str(exc)},))
                 link.breaker.record(False, exc.retry_after if isinstance(exc, ChatError) else None)
                 run.checks.append(Check(f"llm_{link.name}", False, str(exc)))
                 return None
@@ -208,13 +229,17 @@ class LLMGenerator(Generator):
         if self.policy == "drop" and verification.answers and has_answer_kind(
                 context.answer_kind, verification.text, context.question):
             run.checks.append(Check("verify_policy", False,
-                                    f"drop: removed {failed} of {total} sentence(s); the rest still answers"))
+                                    f"drop: removed {failed} of {total} sentence(s); "
+                                    "the rest still answers"))
             return self._draft(run, prompt, verification.text, verification.cited, False, generator)
         if self.policy == "refuse":
-            run.checks.append(Check("verify_policy", False, f"refuse: {failed} of {total} sentence(s) failed"))
+            run.checks.append(Check("verify_policy", False,
+                                    f"refuse: {failed} of {total} sentence(s) failed"))
             return self._draft(run, prompt, "", (), True, generator, "unverified")
-        reason = "nothing verified still answers" if self.policy == "drop" else f"{failed} sentence(s) failed"
-        run.checks.append(Check("verify_policy", False, f"{self.policy}: {reason}; extractive answer instead"))
+        reason = ("nothing verified still answers" if self.policy == "drop"
+                  else f"{failed} sentence(s) failed")
+        run.checks.append(Check("verify_policy", False,
+                                f"{self.policy}: {reason}; extractive answer instead"))
         return None
 
     def _fall_back(self, context: Context, prepared: Prepared, run: Run, prompt: str) -> Draft:
@@ -223,21 +248,24 @@ class LLMGenerator(Generator):
         run.checks.extend(draft.checks)
         name = f"{draft.generator or 'extractive'}"
         if draft.refused:
-            return self._draft(run, prompt, "", (), True, name, draft.refusal_reason or "fallback_refused")
+            return self._draft(run, prompt, "", (), True, name,
+                               draft.refusal_reason or "fallback_refused")
         numbered = _renumber_to_context(draft.text, draft.cited)
         verification = self.verify(numbered, (), prepared.evidence, context)
         if not verification.text:
-            run.checks.append(Check("fallback", False, "the extractive answer did not verify either"))
+            run.checks.append(Check("fallback", False,
+                                    "the extractive answer did not verify either"))
             return self._draft(run, prompt, "", (), True, name, "unverified")
-        run.checks.append(Check("fallback", True, f"extractive answer, {len(verification.sentences)} sentence(s) "
+        run.checks.append(Check("fallback", True,
+                                f"extractive answer, {len(verification.sentences)} sentence(s) "
                                 f"checked, {sum(s.ok for s in verification.sentences)} kept"))
         return self._draft(run, prompt, verification.text, verification.cited, False, name)
 
     def _draft(self, run: Run, prompt: str, text: str, cited: tuple[int, ...], refused: bool,
                generator: str, reason: str = "") -> Draft:
         return Draft(text, cited, refused, generator, refusal_reason=reason, prompt=prompt,
-                     raw_output=run.raw_output, checks=tuple(run.checks), attempts=tuple(run.attempts),
-                     tokens=run.tokens)
+                     raw_output=run.raw_output, checks=tuple(run.checks),
+                     attempts=tuple(run.attempts), tokens=run.tokens)
 
 
 def _slice(rows: range) -> slice:
@@ -252,7 +280,7 @@ def _subject(context: Context) -> str:
 
 
 def _renumber_to_context(text: str, cited: tuple[int, ...]) -> str:
-    """A draft's `[n]` (numbered by `cited` order) as 1-based context positions, for the verifier."""
+    """A draft's `[n]` (numbered in `cited` order) as 1-based context positions, for verify."""
     import re
 
     return re.sub(r"\[(\d+)\]", lambda m: f"[{cited[int(m.group(1)) - 1] + 1}]"
@@ -261,13 +289,15 @@ def _renumber_to_context(text: str, cited: tuple[int, ...]) -> str:
 
 def make_llm_generator(settings: Settings, extractive: Generator, embedder: Embedder,
                        environ: Mapping[str, str] | None = None) -> LLMGenerator:
-    """The chain from `llm` and `llm.fallbacks`, checked now so bad settings fail before any question."""
+    """The chain from `llm` and `llm.fallbacks`, checked now: bad settings fail before questions."""
     llm = settings.llm
     count_tokens = getattr(embedder, "count_tokens", None)
     links = [_link(llm, _primary(llm), "llm", count_tokens, environ)]
     for position, entry in enumerate(llm.fallbacks):
-        links.append(_link(llm, parse_fallback(entry, position), f"llm.fallbacks[{position}]", count_tokens, environ))
-    threshold = llm.support_threshold if llm.support_threshold is not None else DEFAULT_SUPPORT_THRESHOLD
+        links.append(_link(llm, parse_fallback(entry, position), f"llm.fallbacks[{position}]",
+                           count_tokens, environ))
+    threshold = (DEFAULT_SUPPORT_THRESHOLD if llm.support_threshold is None
+                 else llm.support_threshold)
     return LLMGenerator(links, extractive, Verifier(embedder, threshold), llm.verify_policy)
 
 
@@ -276,20 +306,23 @@ def _primary(llm: LLMSettings) -> dict[str, Any]:
     if llm.provider:
         known = PROVIDERS.get(llm.provider.lower())
         if known is None:
-            raise ConfigError(f"bad setting 'llm.provider': unknown provider '{llm.provider}'; known: "
+            raise ConfigError(f"bad setting 'llm.provider': unknown provider '{llm.provider}'; "
+                              "known: "
                               f"{', '.join(sorted(PROVIDERS))} (or set llm.base_url)")
         base_url = base_url or known.base_url
     if not base_url:
         raise ConfigError("generator = \"llm\" needs llm.base_url (or llm.provider) and llm.model")
-    return {"base_url": base_url, "model": llm.model, "api_key": llm.api_key, "api_key_env": llm.api_key_env}
+    return {"base_url": base_url, "model": llm.model, "api_key": llm.api_key,
+            "api_key_env": llm.api_key_env}
 
 
-def _link(llm: LLMSettings, data: Mapping[str, Any], key: str, count_tokens: Callable[[str], int] | None,
-          environ: Mapping[str, str] | None) -> Link:
+def _link(llm: LLMSettings, data: Mapping[str, Any], key: str,
+          count_tokens: Callable[[str], int] | None, environ: Mapping[str, str] | None) -> Link:
     endpoint = resolve_endpoint(data, key, environ)
     client = ChatClient(endpoint.base_url, endpoint.model, endpoint.api_key, name=endpoint.name,
                         timeout=float(endpoint.setting("timeout_seconds", llm.timeout_seconds)),
-                        retries=int(endpoint.setting("retries", llm.retries)), count_tokens=count_tokens)
+                        retries=int(endpoint.setting("retries",
+                                                     llm.retries)), count_tokens=count_tokens)
     return Link(client, CircuitBreaker(llm.breaker_failures, llm.breaker_cooldown_seconds),
                 float(endpoint.setting("temperature", llm.temperature)),
                 int(endpoint.setting("max_tokens", llm.max_tokens)),
