@@ -83,7 +83,7 @@ def summarise(
     summary["latency_ms"] = {
         "p50": percentile(latencies, 50),
         "p95": percentile(latencies, 95),
-        **{k: v for k, v in Mean(tuple(latencies)).to_json().items()},
+        **Mean(tuple(latencies)).to_json(),
     }
     prompt = tuple(float(a["tokens"]["prompt"]) for a in attempts)
     output = tuple(float(a["tokens"]["output"]) for a in attempts)
