@@ -428,6 +428,7 @@ def test_pages_are_served_with_the_widget(client: httpx.Client, engine: Engine) 
     widget = client.get("/widget.js")
     assert widget.status_code == 200 and "javascript" in widget.headers["content-type"]
     assert "customElements.define" in widget.text and "innerHTML = TEMPLATE" in widget.text
+    assert client.get("/favicon.ico").headers["content-type"] == "image/svg+xml"
     how = client.get("/how")
     assert how.status_code == 200 and "<svg" in how.text and engine.index.id in how.text
     assert "serve.rate_limit_per_minute" in how.text
@@ -444,6 +445,7 @@ def test_lab_shows_the_latest_run_or_a_placeholder(
         module.latest_lab_html = function  # type: ignore[attr-defined]
         monkeypatch.setitem(sys.modules, "sitecite.eval.lab", module)
 
+    assert "No evaluation run yet" in client.get("/lab").text  # the real module, no runs yet
     install(lambda index_dir: "<html><body>LAB RUN 7</body></html>")
     assert "LAB RUN 7" in client.get("/lab").text
     install(lambda index_dir: None)

@@ -110,6 +110,13 @@ def _routes(state: ServerState) -> list[BaseRoute]:
             headers={"Cache-Control": "public, max-age=300"},
         )
 
+    async def favicon(_: Request) -> Response:  # for pages without a <link rel="icon">, e.g. /lab
+        return FileResponse(
+            STATIC_DIR / "favicon.svg",
+            media_type="image/svg+xml",
+            headers={"Cache-Control": "public, max-age=86400"},
+        )
+
     async def home(request: Request) -> Response:
         origin = str(request.base_url).rstrip("/")
         return html(home_page(state.service.live.current.engine.index, origin))
@@ -139,6 +146,7 @@ def _routes(state: ServerState) -> list[BaseRoute]:
         Route("/api/health", api.health, methods=[API_ROUTES["/api/health"]]),
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/widget.js", widget, methods=["GET"]),
+        Route("/favicon.ico", favicon, methods=["GET"]),
         Route("/", home, methods=["GET"]),
         Route("/how", how, methods=["GET"]),
         Route("/lab", lab, methods=["GET"]),
