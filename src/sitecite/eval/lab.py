@@ -361,7 +361,8 @@ def _calibration(calibration: dict[str, Any] | None) -> str:
         (support.get("false_reject"), "should answer, refused (end to end, sentence support)"),
     ):
         if isinstance(rate, dict) and rate.get("rate") is not None:
-            counts = f" ({rate['successes']}/{rate['total']})" if "successes" in rate else ""
+            k, n = rate.get("k", rate.get("successes")), rate.get("n", rate.get("total"))
+            counts = f" ({k}/{n})" if k is not None and n is not None else ""
             html += el(
                 "p",
                 f"{label}: {el('b', pct(rate['rate']))}{counts}, 95% interval "
