@@ -300,14 +300,13 @@ class ChatClient:
         self, payload: dict[str, Any], choice: dict[str, Any], text: str, body: dict[str, Any]
     ) -> ChatResult:
         usage = payload.get("usage") or {}
-        prompt_tokens = usage.get("prompt_tokens")
-        output_tokens = usage.get("completion_tokens")
+        prompt_tokens, output_tokens = usage.get("prompt_tokens"), usage.get("completion_tokens")
         estimated = not isinstance(prompt_tokens, int) or not isinstance(output_tokens, int)
-        if estimated:
-            count = self.count_tokens or estimate_tokens
-            prompt_text = "\n".join(str(m.get("content", "")) for m in body["messages"])
-            prompt_tokens = prompt_tokens if isinstance(prompt_tokens, int) else count(prompt_text)
-            output_tokens = output_tokens if isinstance(output_tokens, int) else count(text)
+        count = self.count_tokens or estimate_tokens
+        if not isinstance(prompt_tokens, int):
+            prompt_tokens = count("\n".join(str(m.get("content", "")) for m in body["messages"]))
+        if not isinstance(output_tokens, int):
+            output_tokens = count(text)
         return ChatResult(
             text,
             int(prompt_tokens),
