@@ -1,4 +1,5 @@
-"""HTML pages: the demo home page, the indexed site's own pages (so citations resolve), the lab.
+"""HTML pages: the demo home page, the indexed site's own pages (so citations resolve), and the
+lab placeholder.
 
 Every value that comes from the index, the settings or the request is escaped on the way in;
 the pages carry a Content-Security-Policy that allows only the server's own scripts.
@@ -49,7 +50,7 @@ def layout(title: str, body: str, *, site_name: str = "sitecite") -> str:
 </head>
 <body>
 <header class="top">
-  <a class="brand" href="/">{escape(site_name)}</a>
+  <a class="brand" href="/">{escape(site_name or "sitecite")}</a>
   <nav aria-label="sitecite">
     <a href="/how">How it works</a>
     <a href="/lab">Evaluation lab</a>
@@ -74,7 +75,7 @@ def site_name(index: Index) -> str:
     for section in index.sections:
         if section.page_id == "_facts" and section.title.endswith(" (profile)"):
             return section.title.removesuffix(" (profile)")
-    return "this site"
+    return ""
 
 
 def home_page(index: Index, origin: str) -> str:
@@ -112,7 +113,7 @@ def home_page(index: Index, origin: str) -> str:
     )
     body = f"""
 <section class="hero">
-  <h1>Ask {escape(name)}'s website</h1>
+  <h1>{escape(f"Ask {name}'s website" if name else "Ask this website")}</h1>
   <p>Press <kbd>Ctrl</kbd> <kbd>K</kbd> (<kbd>⌘</kbd> <kbd>K</kbd> on a Mac) and ask a question.
   The answer quotes this site's pages and links every claim to the section it comes from;
   when the site does not say, the assistant says so instead of guessing.</p>
@@ -130,7 +131,7 @@ def home_page(index: Index, origin: str) -> str:
   <p>One script tag; add your site's origin to <code>serve.cors_origins</code>.</p>
   <pre><code>{escape(snippet)}</code></pre>
 </section>"""
-    return layout(f"{name} · sitecite demo", body, site_name=name)
+    return layout(f"{name} · sitecite demo" if name else "sitecite demo", body, site_name=name)
 
 
 def site_page(index: Index, path: str) -> str | None:
@@ -140,7 +141,8 @@ def site_page(index: Index, path: str) -> str | None:
         return None
     title = sections[0].title
     article = f'<article class="page"><h1>{escape(title)}</h1>{_sections_html(sections)}</article>'
-    return layout(f"{title} · {site_name(index)}", article, site_name=site_name(index))
+    name = site_name(index)
+    return layout(f"{title} · {name or 'sitecite'}", article, site_name=name)
 
 
 def _sections_html(sections: list[Section], level: int = 2) -> str:
