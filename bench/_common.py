@@ -16,7 +16,7 @@ CACHE = REPO / ".sitecite" / "bench"
 def require(path: Path, what: str) -> Path:
     """Exit with a message naming the missing data instead of a traceback."""
     if not path.exists():
-        sys.exit(f"{what} not found at {path.resolve()}; this benchmark needs ../shared/data next to the repo")
+        sys.exit(f"{what} not found at {path.resolve()}; the benchmark needs ../shared/data")
     return path
 
 
@@ -25,10 +25,22 @@ class RichReporter:
 
     def __init__(self) -> None:
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
 
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeRemainingColumn(), console=Console(stderr=True), transient=True)
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
         self.task: int | None = None
 
     def __enter__(self) -> RichReporter:

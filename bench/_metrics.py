@@ -13,12 +13,15 @@ _TREC_NAMES = {"ndcg@10": "ndcg_cut_10", "recall@10": "recall_10", "recall@100":
 
 def ranked_run(rankings: Mapping[str, Sequence[str]]) -> dict[str, dict[str, float]]:
     """A TREC run whose scores encode the given order exactly (trec_eval breaks ties by doc id)."""
-    return {qid: {doc: float(len(docs) - rank) for rank, doc in enumerate(docs)}
-            for qid, docs in rankings.items()}
+    return {
+        qid: {doc: float(len(docs) - rank) for rank, doc in enumerate(docs)}
+        for qid, docs in rankings.items()
+    }
 
 
 def per_query(
-    rankings: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[str, int]],
+    rankings: Mapping[str, Sequence[str]],
+    qrels: Mapping[str, Mapping[str, int]],
     metrics: Sequence[str] = METRICS,
 ) -> dict[str, np.ndarray]:
     """Each metric as an array over the judged queries (in qrels order); unanswered queries score 0.
@@ -31,8 +34,10 @@ def per_query(
     cleaned = {qid: [doc for doc in rankings.get(qid, ()) if doc != qid] for qid in judged}
     evaluator = pytrec_eval.RelevanceEvaluator(judged, {"ndcg_cut.10", "recall.10", "recall.100"})
     scores = evaluator.evaluate({qid: run for qid, run in ranked_run(cleaned).items() if run})
-    return {metric: np.array([scores.get(qid, {}).get(_TREC_NAMES[metric], 0.0) for qid in judged])
-            for metric in metrics}
+    return {
+        metric: np.array([scores.get(qid, {}).get(_TREC_NAMES[metric], 0.0) for qid in judged])
+        for metric in metrics
+    }
 
 
 def summarise(values: Mapping[str, np.ndarray]) -> dict[str, float]:

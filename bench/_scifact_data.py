@@ -46,8 +46,18 @@ def load_scifact() -> SciFact:
             doc = json.loads(line)
             title, text = doc["title"].strip(), doc["text"].strip()
             embed_text = f"{title}\n{text}"
-            sections.append(Section(id=doc["_id"], page_id=doc["_id"], title=title, heading=title,
-                                    url="", text=text, hash=section_hash(embed_text, ()), sentences=()))
+            sections.append(
+                Section(
+                    id=doc["_id"],
+                    page_id=doc["_id"],
+                    title=title,
+                    heading=title,
+                    url="",
+                    text=text,
+                    hash=section_hash(embed_text, ()),
+                    sentences=(),
+                )
+            )
     queries = {}
     with (root / "queries.jsonl").open(encoding="utf-8") as handle:
         for line in handle:
@@ -64,18 +74,27 @@ def load_scifact() -> SciFact:
 
 
 def build_scifact_index(
-    data: SciFact, embedder: Embedder, bm25_text: Callable[[Section], str] | None = None,
+    data: SciFact,
+    embedder: Embedder,
+    bm25_text: Callable[[Section], str] | None = None,
     index_dir: Path = INDEX_DIR,
 ) -> tuple[Index, BuildReport]:
     """Write (or incrementally update) the SciFact index and load it."""
     with RichReporter() as reporter:
-        report = write_index(data.sections, index_dir, embedder, reporter=reporter, bm25_text=bm25_text,
-                             word_vectors=False, extra={"benchmark": "scifact"})
+        report = write_index(
+            data.sections,
+            index_dir,
+            embedder,
+            reporter=reporter,
+            bm25_text=bm25_text,
+            word_vectors=False,
+            extra={"benchmark": "scifact"},
+        )
     return load_index(index_dir, embedder.id), report
 
 
 def query_vectors(embedder: Embedder, texts: list[str]) -> np.ndarray:
-    """Query embeddings, cached on disk by embedder and text (embedding 1,109 claims takes ~15 s)."""
+    """Query embeddings, cached on disk by embedder and text (1,109 claims: ~15 s when idle)."""
     key = hashlib.sha256((embedder.id + "\x00" + "\x00".join(texts)).encode()).hexdigest()[:16]
     path = CACHE / f"queries-{key}.npy"
     if path.exists():

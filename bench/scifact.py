@@ -41,9 +41,11 @@ class Baseline:
 # From ../shared/data/retrieval/scifact/BASELINES.md
 BASELINES = {
     "dense": [Baseline("all-MiniLM-L6-v2 (MTEB)", 0.64508, 0.78333, 0.925, "mtebpaper")],
-    "bm25": [Baseline("BM25 (BEIR, Elasticsearch)", 0.665, None, None, "BEIR paper"),
-             Baseline("BM25 (Anserini multifield)", 0.6647, None, 0.9076, "Anserini"),
-             Baseline("BM25 (Anserini flat)", 0.6789, None, 0.9253, "Anserini")],
+    "bm25": [
+        Baseline("BM25 (BEIR, Elasticsearch)", 0.665, None, None, "BEIR paper"),
+        Baseline("BM25 (Anserini multifield)", 0.6647, None, 0.9076, "Anserini"),
+        Baseline("BM25 (Anserini flat)", 0.6789, None, 0.9253, "Anserini"),
+    ],
     "fused": [Baseline("bge-small-en-v1.5 (MTEB)", 0.71275, 0.83622, 0.94167, "model card")],
 }
 # Within this of the published figure the harness reproduces the baseline.
@@ -53,13 +55,16 @@ TARGET = 0.72
 
 def modes(default: RetrieveSettings) -> dict[str, RetrieveSettings]:
     """Dense only and BM25 only share the default's tokenisation; fused is the default itself."""
-    return {"dense": default.model_copy(update={"fusion": "dense"}),
-            "bm25": default.model_copy(update={"fusion": "bm25"}),
-            "fused": default}
+    return {
+        "dense": default.model_copy(update={"fusion": "dense"}),
+        "bm25": default.model_copy(update={"fusion": "bm25"}),
+        "fused": default,
+    }
 
 
-def rankings(index: Index, qids: list[str], vectors: np.ndarray, texts: list[str],
-             settings: RetrieveSettings) -> dict[str, list[str]]:
+def rankings(
+    index: Index, qids: list[str], vectors: np.ndarray, texts: list[str], settings: RetrieveSettings
+) -> dict[str, list[str]]:
     """Top 100 section ids per query from `retrieve.search`, exactly as a question is served."""
     ranked = {}
     for qid, vector, text in zip(qids, vectors, texts, strict=True):
@@ -68,16 +73,25 @@ def rankings(index: Index, qids: list[str], vectors: np.ndarray, texts: list[str
     return ranked
 
 
-def evaluate_split(data: SciFact, index: Index, vectors: dict[str, np.ndarray], split: str,
-                   settings: dict[str, RetrieveSettings]) -> dict[str, dict[str, np.ndarray]]:
+def evaluate_split(
+    data: SciFact,
+    index: Index,
+    vectors: dict[str, np.ndarray],
+    split: str,
+    settings: dict[str, RetrieveSettings],
+) -> dict[str, dict[str, np.ndarray]]:
     qids, qrels = data.split(split)
     query_matrix = np.stack([vectors[qid] for qid in qids])
     texts = [data.queries[qid] for qid in qids]
-    return {name: per_query(rankings(index, qids, query_matrix, texts, value), qrels)
-            for name, value in settings.items()}
+    return {
+        name: per_query(rankings(index, qids, query_matrix, texts, value), qrels)
+        for name, value in settings.items()
+    }
 
 
-def summary(values: dict[str, np.ndarray], paired_with: dict[str, np.ndarray] | None = None) -> dict[str, object]:
+def summary(
+    values: dict[str, np.ndarray], paired_with: dict[str, np.ndarray] | None = None
+) -> dict[str, object]:
     out: dict[str, object] = {}
     for metric in METRICS:
         low, high = bootstrap_interval(values[metric])
@@ -91,7 +105,9 @@ def summary(values: dict[str, np.ndarray], paired_with: dict[str, np.ndarray] | 
     return out
 
 
-def print_table(results: dict[str, dict[str, object]], settings: RetrieveSettings, queries: int) -> None:
+def print_table(
+    results: dict[str, dict[str, object]], settings: RetrieveSettings, queries: int
+) -> None:
     from rich.table import Table
 
     def cell(stats: dict[str, object], metric: str) -> str:
@@ -101,8 +117,10 @@ def print_table(results: dict[str, dict[str, object]], settings: RetrieveSetting
     def published(value: float | None) -> str:
         return "" if value is None else f"{value:.4f}"
 
-    table = Table(title=f"SciFact test ({queries} queries), sitecite vs published; [bootstrap 95% CI]")
-    for column in ("ranking", "nDCG@10", "R@10", "R@100", "check"):
+    table = Table(
+        title=f"SciFact test ({queries} queries), sitecite vs published; [bootstrap 95% CI]"
+    )
+    for column in ("ranking", "nDCG@10", "R@10", "R@100", "check | source"):
         table.add_column(column)
     for name, stats in results.items():
         if name in TOLERANCE:
@@ -114,45 +132,68 @@ def print_table(results: dict[str, dict[str, object]], settings: RetrieveSetting
             check = f"{'ok' if ok else 'BELOW'}: target >= {TARGET}"
         table.add_row(f"[bold]sitecite {name}[/]", *(cell(stats, m) for m in METRICS), check)
         for baseline in BASELINES[name]:
-            table.add_row(f"  published: {baseline.system}", f"{baseline.ndcg:.4f}",
-                          published(baseline.recall10), published(baseline.recall100), baseline.source,
-                          style="dim")
+            table.add_row(
+                f"  published: {baseline.system}",
+                f"{baseline.ndcg:.4f}",
+                published(baseline.recall10),
+                published(baseline.recall100),
+                baseline.source,
+                style="dim",
+            )
     out = console()
     out.print(table)
     fused = results["fused"]
     low, high = fused["ndcg@10_minus_bm25_ci95"]  # type: ignore[misc]
-    out.print(f"fused minus BM25 nDCG@10 (paired bootstrap): {fused['ndcg@10_minus_bm25']:+.4f} "
-                  f"[{low:+.3f}, {high:+.3f}]")
+    out.print(
+        f"fused minus BM25 nDCG@10 (paired bootstrap): {fused['ndcg@10_minus_bm25']:+.4f} "
+        f"[{low:+.3f}, {high:+.3f}]"
+    )
     out.print(f"fused settings: {settings.model_dump()}")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--json", action="store_true", help="print one JSON object on the last line")
-    parser.add_argument("--tune", action="store_true", help="rerun the train-split parameter search first")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads (2: nothing else running)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object on the last line"
+    )
+    parser.add_argument(
+        "--tune", action="store_true", help="rerun the train-split parameter search first"
+    )
+    parser.add_argument(
+        "--threads", type=int, default=2, help="torch threads (2: nothing else running)"
+    )
     args = parser.parse_args(argv)
 
     data = load_scifact()
     embedder = get_embedder(DEFAULT_EMBEDDER, threads=args.threads)
     index, report = build_scifact_index(data, embedder)
-    print(f"index: {report.sections} abstracts, {report.embedded} embedded, {report.reused} reused "
-          f"({report.seconds:.1f} s)")
+    print(
+        f"index: {report.sections} abstracts, {report.embedded} embedded, {report.reused} reused "
+        f"({report.seconds:.1f} s)"
+    )
     all_ids = list(data.queries)
-    vectors = dict(zip(all_ids, query_vectors(embedder, [data.queries[q] for q in all_ids]), strict=True))
+    vectors = dict(
+        zip(all_ids, query_vectors(embedder, [data.queries[q] for q in all_ids]), strict=True)
+    )
     if args.tune:
         from _tuning import tune
 
         qids, qrels = data.split("train")
         cosine = np.stack([vectors[q] for q in qids]) @ index.vectors.T
         choice = tune(data.sections, qids, [data.queries[q] for q in qids], cosine, qrels)
-        print(f"chosen on train ({len(qids)} queries): {choice.tokenisation.label}, "
-              f"{choice.settings.model_dump()} -> nDCG@10 {choice.train_ndcg:.4f}")
+        print(
+            f"chosen on train ({len(qids)} queries): {choice.tokenisation.label}, "
+            f"{choice.settings.model_dump()} -> nDCG@10 {choice.train_ndcg:.4f}"
+        )
 
     default = RetrieveSettings()
     per_mode = evaluate_split(data, index, vectors, "test", modes(default))
-    results = {name: summary(values, per_mode["bm25"] if name == "fused" else None)
-               for name, values in per_mode.items()}
+    results = {
+        name: summary(values, per_mode["bm25"] if name == "fused" else None)
+        for name, values in per_mode.items()
+    }
     print_table(results, default, len(per_mode["fused"]["ndcg@10"]))
     if args.json:
         results["fused"]["settings"] = default.model_dump()

@@ -2,6 +2,8 @@
 
 The dense part is an exact matrix-vector product; its ranking equals a pure-Python cosine
 loop's (`cosine_loop_search`, kept here as the reference the tests and benchmarks compare to).
+`ann = "hnsw"` swaps it for an approximate faiss HNSW search (the `ann` extra), which only pays
+past about a million sections (bench/speed.py); exact stays the default.
 Fusion is a convex combination of min-max normalised scores over the union of both
 candidate lists (Bruch et al., "An Analysis of Fusion Functions for Hybrid Retrieval"):
 unlike reciprocal rank fusion it keeps how far apart the scores are, and it is what the
@@ -11,12 +13,16 @@ benchmarks in bench/ chose on training data.
 from __future__ import annotations
 
 import math
+import threading
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from sitecite.config import RetrieveSettings
+from sitecite.errors import ConfigError
 from sitecite.index.store import Index
 from sitecite.text import bm25_tokens
 from sitecite.types import Hit
@@ -46,7 +52,50 @@ def dense_scores(vectors: np.ndarray, query: np.ndarray) -> np.ndarray:
     return vectors @ query
 
 
-def cosine_loop_search(rows: Sequence[Sequence[float]], query: Sequence[float], k: int) -> list[int]:
+# HNSW graph parameters: M links per node; efSearch is raised to the candidate depth when larger.
+HNSW_M = 32
+HNSW_EF_CONSTRUCTION = 80
+HNSW_EF_SEARCH = 128
+_hnsw_graphs: dict[int, Any] = {}
+_hnsw_lock = threading.Lock()
+
+
+def hnsw_graph(vectors: np.ndarray) -> Any:
+    """The faiss HNSW graph over a vector matrix, built on first use and dropped with the matrix."""
+    key = id(vectors)
+    with _hnsw_lock:
+        graph = _hnsw_graphs.get(key)
+        if graph is None:
+            try:
+                import faiss
+            except ImportError as exc:
+                raise ConfigError(
+                    "retrieve.ann = 'hnsw' needs faiss: pip install 'sitecite[ann]'"
+                ) from exc
+            graph = faiss.IndexHNSWFlat(vectors.shape[1], HNSW_M, faiss.METRIC_INNER_PRODUCT)
+            graph.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
+            graph.add(np.ascontiguousarray(vectors, dtype=np.float32))
+            _hnsw_graphs[key] = graph
+            weakref.finalize(vectors, _hnsw_graphs.pop, key, None)
+        return graph
+
+
+def approximate_dense_scores(vectors: np.ndarray, query: np.ndarray, depth: int) -> np.ndarray:
+    """Cosine of the approximate `depth` nearest rows; every other row scores -inf."""
+    scores = np.full(vectors.shape[0], -np.inf, dtype=np.float32)
+    if vectors.shape[0] == 0:
+        return scores
+    graph = hnsw_graph(vectors)
+    graph.hnsw.efSearch = max(HNSW_EF_SEARCH, depth)
+    similarities, rows = graph.search(np.asarray(query, dtype=np.float32).reshape(1, -1), depth)
+    found = rows[0] >= 0
+    scores[rows[0][found]] = similarities[0][found]
+    return scores
+
+
+def cosine_loop_search(
+    rows: Sequence[Sequence[float]], query: Sequence[float], k: int
+) -> list[int]:
     """How the systems sitecite replaces searched: a pure-Python cosine loop, then a sort."""
     query_norm = math.sqrt(sum(x * x for x in query))
     scored = []
@@ -99,9 +148,9 @@ def fuse(cosine: np.ndarray, bm25: np.ndarray, settings: RetrieveSettings) -> np
             fused[i] = score
         return fused
     alpha = settings.alpha
-    fused[candidates] = alpha * _minmax(cosine[candidates].astype(np.float64)) + (1 - alpha) * _minmax(
-        bm25[candidates].astype(np.float64)
-    )
+    fused[candidates] = alpha * _minmax(cosine[candidates].astype(np.float64)) + (
+        1 - alpha
+    ) * _minmax(bm25[candidates].astype(np.float64))
     return fused
 
 
@@ -130,9 +179,20 @@ def search(
     threshold: float,
     settings: RetrieveSettings,
 ) -> Retrieval:
-    """Top k sections by fused score; a hit is admitted when its cosine clears the threshold."""
-    cosine = dense_scores(index.vectors, query_vector)
+    """Top k sections by fused score; a hit is admitted when its cosine clears the threshold.
+
+    With `settings.ann == "hnsw"` only the approximate dense candidates and BM25's candidates get
+    a cosine (computed exactly); the other sections' cosine is -inf.
+    """
     bm25 = bm25_scores(index, question, settings)
+    if settings.ann == "exact":
+        cosine = dense_scores(index.vectors, query_vector)
+    else:
+        depth = max(settings.candidates, k)
+        cosine = approximate_dense_scores(index.vectors, query_vector, depth)
+        if bm25.max(initial=0) > 0:
+            lexical = top_k(bm25, depth)
+            cosine[lexical] = index.vectors[lexical] @ query_vector
     fused = fuse(cosine, bm25, settings)
     hits = tuple(
         Hit(

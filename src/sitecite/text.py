@@ -281,10 +281,12 @@ def _bm25_stopwords(name: str) -> frozenset[str]:
     return frozenset(STOPWORDS_EN) if name in ("en", "english") else frozenset()
 
 
-def bm25_tokens(
-    texts: list[str], stopwords: str = "en", stemmer: str = "english"
-) -> list[list[str]]:
-    """Tokens for BM25, the same for documents and queries: lower-case, stop words out, stemmed."""
+def bm25_tokens(texts: list[str], stopwords: str = "", stemmer: str = "english") -> list[list[str]]:
+    """Tokens for BM25, the same for documents and queries: lower-case words, stemmed.
+
+    Stop words stay by default: BM25's IDF already discounts them, and removing them cost
+    nDCG on SciFact's train split (bench/scifact.py --tune). `stopwords="en"` removes them.
+    """
     stop = _bm25_stopwords(stopwords)
     split = [[t for t in _TOKEN.findall(text.lower()) if t not in stop] for text in texts]
     if not stemmer:

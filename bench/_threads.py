@@ -1,0 +1,72 @@
+"""Single-query embedding latency at a given torch thread count, idle or beside a busy core."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from _common import percentiles_ms
+
+from sitecite.embed import Embedder
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+@contextmanager
+def busy_core() -> Iterator[None]:
+    """One process spinning on a core for the duration (stopped by its own handle afterwards)."""
+    spinner = multiprocessing.get_context("spawn").Process(target=_spin, daemon=True)
+    spinner.start()
+    time.sleep(0.5)
+    try:
+        yield
+    finally:
+        spinner.terminate()
+        spinner.join()
+
+
+def embedding_latency(
+    embedder: Embedder, texts: Sequence[str], threads: int
+) -> tuple[float, float]:
+    """p50/p95 ms of `embed_query` one question at a time, as a server answers."""
+    import torch
+
+    torch.set_num_threads(threads)
+    for text in texts[:3]:
+        embedder.embed_query(text)
+    durations = []
+    for text in texts:
+        started = time.perf_counter()
+        embedder.embed_query(text)
+        durations.append(time.perf_counter() - started)
+    return percentiles_ms(durations)
+
+
+def thread_matrix(
+    embedder: Embedder, texts: Sequence[str], thread_counts: Sequence[int] = (1, 2)
+) -> dict[str, dict[str, list[float]]]:
+    """{"idle": {"1": [p50, p95], "2": ...}, "one core busy": {...}}, each with the load average."""
+    import torch
+
+    original = torch.get_num_threads()
+    results: dict[str, dict[str, list[float]]] = {}
+    try:
+        for condition in ("idle", "one core busy"):
+            row: dict[str, list[float]] = {}
+            for threads in thread_counts:
+                if condition == "idle":
+                    row[str(threads)] = list(embedding_latency(embedder, texts, threads))
+                else:
+                    with busy_core():
+                        row[str(threads)] = list(embedding_latency(embedder, texts, threads))
+            row["load_1min"] = [round(os.getloadavg()[0], 2)]
+            results[condition] = row
+    finally:
+        torch.set_num_threads(original)
+    return results

@@ -1,0 +1,343 @@
+"""Speed and scale: per-stage query latency from 125 to 1,000,000 sections, in one table.
+
+For each size: p50/p95 of query embedding (bundled MiniLM, 1 thread), exact dense search
+(matrix-vector product + top 8), BM25, fusion and the whole `retrieve.search`; the pure-Python
+cosine loop the project replaces (where it finishes: up to 100,000) and its ratio to the dense
+search; the optional HNSW index (faiss, `retrieve.ann = "hnsw"`) with its recall@10 against
+exact search; and memory per section. Then index build throughput and an unchanged rebuild on
+the example site (real model), and query embedding at 1 and 2 torch threads, idle and with one
+core busy. Synthetic sections are derived from SciFact (see bench/_synthetic.py).
+
+    python bench/speed.py [--sizes 125,10000,100000,1000000] [--queries 200] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from _common import REPO, console, percentiles_ms
+from _scifact_data import build_scifact_index, load_scifact, query_vectors
+from _synthetic import Base, bm25_bytes, make_base, synthetic_index
+from _threads import embedding_latency, thread_matrix
+
+from sitecite.config import DEFAULT_EMBEDDER, RetrieveSettings
+from sitecite.embed import Embedder, get_embedder
+from sitecite.index.build import build_index
+from sitecite.index.store import Index
+from sitecite.retrieve import (
+    approximate_dense_scores,
+    bm25_scores,
+    cosine_loop_search,
+    dense_scores,
+    fuse,
+    hnsw_graph,
+    search,
+    top_k,
+)
+
+K = 8
+BUDGET_MS = 50.0  # a search slower than this at p95 is no longer "fast enough" for a live widget
+LOOP_QUERIES = {125: 50, 10_000: 10, 100_000: 3}  # the pure-Python loop: 2.6 s a query at 100k
+ANN_FROM = 10_000
+SITE = REPO / "examples" / "site"
+
+
+def timed(call: Callable[[int], object], count: int) -> list[float]:
+    """Durations of call(0..count-1), after two warm-up calls."""
+    call(0)
+    call(1 % count)
+    durations = []
+    for i in range(count):
+        started = time.perf_counter()
+        call(i)
+        durations.append(time.perf_counter() - started)
+    return durations
+
+
+def rss_bytes() -> int:
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def measure_size(
+    index: Index,
+    vectors: np.ndarray,
+    texts: Sequence[str],
+    settings: RetrieveSettings,
+    embed_ms: tuple[float, float],
+) -> dict[str, Any]:
+    """Latency of each stage on one index; `vectors` and `texts` are the queries."""
+    n, count = len(index.sections), len(texts)
+    row: dict[str, Any] = {"sections": n, "embed": list(embed_ms)}
+    row["dense"] = percentiles_ms(
+        timed(lambda i: top_k(dense_scores(index.vectors, vectors[i]), K), count)
+    )
+    row["bm25"] = percentiles_ms(timed(lambda i: bm25_scores(index, texts[i], settings), count))
+    row["fusion"] = fusion_latency(index, vectors, texts, settings)
+    row["search"] = percentiles_ms(
+        timed(lambda i: search(index, vectors[i], texts[i], K, -1.0, settings), count)
+    )
+    if n in LOOP_QUERIES:
+        loops = min(LOOP_QUERIES[n], count)
+        rows, queries = index.vectors.tolist(), vectors[:loops].tolist()
+        loop = percentiles_ms(timed(lambda i: cosine_loop_search(rows, queries[i], K), loops))
+        agree = all(
+            cosine_loop_search(rows, queries[i], K)
+            == list(top_k(dense_scores(index.vectors, vectors[i]), K))
+            for i in range(min(3, loops))
+        )
+        row["python_loop"] = loop
+        row["loop_over_dense"] = loop[0] / row["dense"][0]
+        row["loop_agrees"] = agree
+        del rows
+    row["vector_bytes"] = index.vectors.nbytes / n
+    row["bm25_bytes"] = bm25_bytes(index.bm25) / n
+    if n >= ANN_FROM:
+        row.update(measure_hnsw(index, vectors[:count], texts, settings))
+    return row
+
+
+def fusion_latency(
+    index: Index, vectors: np.ndarray, texts: Sequence[str], settings: RetrieveSettings
+) -> tuple[float, float]:
+    """Fusion alone, on score arrays computed beforehand (freed on return: 1.6 GB at 1M)."""
+    cosine = [dense_scores(index.vectors, v) for v in vectors[: len(texts)]]
+    lexical = [bm25_scores(index, t, settings) for t in texts]
+    return percentiles_ms(
+        timed(lambda i: top_k(fuse(cosine[i], lexical[i], settings), K), len(texts))
+    )
+
+
+def measure_hnsw(
+    index: Index, vectors: np.ndarray, texts: Sequence[str], settings: RetrieveSettings
+) -> dict[str, Any]:
+    try:
+        import faiss  # noqa: F401
+    except ImportError:
+        return {"hnsw": "faiss not installed: pip install 'sitecite[ann]'"}
+    before, started = rss_bytes(), time.perf_counter()
+    hnsw_graph(index.vectors)
+    built, grown = time.perf_counter() - started, rss_bytes() - before
+    depth = settings.candidates
+    ann = settings.model_copy(update={"ann": "hnsw"})
+    recall = np.mean(
+        [
+            len(
+                set(top_k(approximate_dense_scores(index.vectors, v, depth), 10))
+                & set(top_k(dense_scores(index.vectors, v), 10))
+            )
+            / 10
+            for v in vectors
+        ]
+    )
+    return {
+        "hnsw_build_s": built,
+        "hnsw_bytes": grown / len(index.sections),
+        "hnsw_dense": percentiles_ms(
+            timed(
+                lambda i: top_k(approximate_dense_scores(index.vectors, vectors[i], depth), K),
+                len(texts),
+            )
+        ),
+        "hnsw_search": percentiles_ms(
+            timed(lambda i: search(index, vectors[i], texts[i], K, -1.0, ann), len(texts))
+        ),
+        "hnsw_recall@10": float(recall),
+    }
+
+
+def crossover(rows: list[dict[str, Any]], key: str = "search") -> dict[str, Any]:
+    """First size whose p95 exceeds the budget, and the size where a straight line through the
+    measured p95s crosses it (exact search is linear in the number of sections)."""
+    over = next((r["sections"] for r in rows if r[key][1] > BUDGET_MS), None)
+    estimate = None
+    for low, high in zip(rows, rows[1:], strict=False):
+        (n1, p1), (n2, p2) = (low["sections"], low[key][1]), (high["sections"], high[key][1])
+        if p1 <= BUDGET_MS < p2:
+            estimate = int(n1 + (BUDGET_MS - p1) * (n2 - n1) / (p2 - p1))
+    return {"budget_ms": BUDGET_MS, "first_size_over": over, "estimated_sections": estimate}
+
+
+def build_throughput(embedder: Embedder) -> dict[str, Any]:
+    """Full build and unchanged rebuild of the example site with the real model."""
+    with tempfile.TemporaryDirectory() as scratch:
+        target = f"{scratch}/index"
+        full = build_index(SITE, target, embedder, rebuild=True)
+        again = build_index(SITE, target, embedder)
+    texts = full.embedded + full.sentences_embedded
+    return {
+        "sections": full.sections,
+        "sentences": full.sentences_embedded,
+        "seconds": full.seconds,
+        "sections_per_s": full.sections / full.seconds,
+        "texts_per_s": texts / full.seconds,
+        "rebuild_seconds": again.seconds,
+        "rebuild_embedded": again.embedded + again.sentences_embedded,
+    }
+
+
+def fmt(pair: Sequence[float] | None) -> str:
+    if not pair:
+        return "-"
+    return f"{pair[0]:.3g} / {pair[1]:.3g}"
+
+
+def print_report(
+    rows: list[dict[str, Any]],
+    cross: dict[str, Any],
+    build: dict[str, Any],
+    threads: dict[str, dict[str, list[float]]],
+    load: tuple[float, float],
+) -> None:
+    from rich.table import Table
+
+    out = console()
+    table = Table(title=f"Query latency, ms p50 / p95 (top {K}; exact search unless marked HNSW)")
+    columns = (
+        "sections",
+        "embed",
+        "dense",
+        "BM25",
+        "fusion",
+        "search",
+        "Python loop",
+        "loop ÷ dense",
+        "HNSW dense",
+        "HNSW search",
+        "HNSW R@10",
+        "bytes/section",
+    )
+    for column in columns:
+        table.add_column(column, justify="right")
+    for r in rows:
+        ratio = f"{r['loop_over_dense']:,.0f}×" if "loop_over_dense" in r else "-"
+        memory = f"{r['vector_bytes']:.0f} + {r['bm25_bytes']:.0f}"
+        if isinstance(r.get("hnsw_bytes"), float):
+            memory += f" (+{r['hnsw_bytes']:.0f})"
+        table.add_row(
+            f"{r['sections']:,}",
+            fmt(r["embed"]),
+            fmt(r["dense"]),
+            fmt(r["bm25"]),
+            fmt(r["fusion"]),
+            fmt(r["search"]),
+            fmt(r.get("python_loop")),
+            ratio,
+            fmt(r.get("hnsw_dense")),
+            fmt(r.get("hnsw_search")),
+            f"{r['hnsw_recall@10']:.3f}" if "hnsw_recall@10" in r else "-",
+            memory,
+        )
+    out.print(table)
+    out.print(
+        "bytes/section: float32 vectors + BM25 sparse scores (+ HNSW graph and its copy of the "
+        "vectors, by RSS growth). Python loop agrees with the dense top 8: "
+        f"{all(r.get('loop_agrees', True) for r in rows)}."
+    )
+    builds = ", ".join(
+        f"{r['sections']:,}: {r['hnsw_build_s']:.0f} s" for r in rows if "hnsw_build_s" in r
+    )
+    out.print(f"HNSW (M=32, efConstruction=80, efSearch=max(128, candidates)) build time: {builds}")
+    if cross["first_size_over"] is None:
+        out.print(f"Exact search stays under p95 {BUDGET_MS:.0f} ms at every measured size.")
+    else:
+        out.print(
+            f"Crossover: exact search first exceeds p95 {BUDGET_MS:.0f} ms at "
+            f"{cross['first_size_over']:,} sections (linear estimate: about "
+            f"{cross['estimated_sections'] or 0:,}); HNSW is the option past that."
+        )
+    if build:
+        out.print(
+            f"Index build, example site, real model: {build['sections']} sections + "
+            f"{build['sentences']} sentences in {build['seconds']:.1f} s = "
+            f"{build['sections_per_s']:.1f} sections/s ({build['texts_per_s']:.0f} texts/s); "
+            f"unchanged rebuild {build['rebuild_seconds']:.2f} s, embedded "
+            f"{build['rebuild_embedded']}."
+        )
+    if threads:
+        print_threads(threads)
+    out.print(
+        f"Host: {os.cpu_count()} cores; load average at start {load[0]:.2f}, at end {load[1]:.2f}."
+    )
+
+
+def print_threads(threads: dict[str, dict[str, list[float]]]) -> None:
+    from rich.table import Table
+
+    table = Table(title="Single-query embedding, ms p50 / p95, by torch threads")
+    for column in ("host", "1 thread", "2 threads", "load avg (1 min)"):
+        table.add_column(column, justify="right")
+    for condition, row in threads.items():
+        table.add_row(condition, fmt(row["1"]), fmt(row.get("2")), f"{row['load_1min'][0]:.2f}")
+    console().print(table)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", default="125,10000,100000,1000000")
+    parser.add_argument("--queries", type=int, default=200, help="queries timed per size")
+    parser.add_argument(
+        "--skip", default="", help="comma-separated parts to leave out: threads,build"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object on the last line"
+    )
+    args = parser.parse_args(argv)
+    skip = set(args.skip.split(","))
+    load_start = os.getloadavg()[0]
+
+    data = load_scifact()
+    embedder = get_embedder(DEFAULT_EMBEDDER, threads=1)
+    index, _ = build_scifact_index(data, embedder)
+    qids, _ = data.split("test")
+    texts = [data.queries[q] for q in qids][: args.queries]
+    all_ids = list(data.queries)
+    cached = dict(
+        zip(all_ids, query_vectors(embedder, [data.queries[q] for q in all_ids]), strict=True)
+    )
+    vectors = np.stack([cached[q] for q in qids][: args.queries])
+
+    threads = {} if "threads" in skip else thread_matrix(embedder, texts[:60])
+    embed_ms = (
+        tuple(threads["idle"]["1"]) if threads else embedding_latency(embedder, texts[:60], 1)
+    )
+    build = (
+        {}
+        if "build" in skip
+        else build_throughput(get_embedder(DEFAULT_EMBEDDER, threads=os.cpu_count() or 1))
+    )
+    import torch
+
+    torch.set_num_threads(1)
+    base: Base = make_base(index.vectors, [s.embed_text for s in index.sections])
+    del index
+    settings = RetrieveSettings()
+    rows = []
+    for size in (int(s) for s in args.sizes.split(",")):
+        started = time.perf_counter()
+        synthetic = synthetic_index(base, size)
+        console().print(
+            f"[dim]{size:,} synthetic sections built in {time.perf_counter() - started:.0f} s[/]"
+        )
+        rows.append(measure_size(synthetic, vectors, texts, settings, embed_ms))  # type: ignore[arg-type]
+        del synthetic
+        gc.collect()
+    cross = crossover(rows)
+    print_report(rows, cross, build, threads, (load_start, os.getloadavg()[0]))
+    if args.json:
+        print(json.dumps({"sizes": rows, "crossover": cross, "build": build, "threads": threads}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
