@@ -39,6 +39,7 @@ class Engine:
     threshold: float
     sentence_threshold: float
     coverage_threshold: float
+    fixed_generator: Generator | None = None
 
     @classmethod
     def load(
@@ -70,15 +71,17 @@ class Engine:
         coverage = _pick(
             settings.coverage_threshold, stored.get("coverage"), DEFAULT_COVERAGE_THRESHOLD
         )
-        if generator is None:
+        chosen = generator
+        if chosen is None:
             from sitecite.generate import make_generator
 
-            generator = make_generator(settings, sentence, embedder, coverage)
-        return cls(settings, index, embedder, generator, threshold, sentence, coverage)
+            chosen = make_generator(settings, sentence, embedder, coverage)
+        return cls(settings, index, embedder, chosen, threshold, sentence, coverage, generator)
 
     def with_index(self, index: Index) -> Engine:
-        """The same engine over a new index (live swap); thresholds are re-read from it."""
-        return Engine.for_index(index, self.settings, self.embedder, self.generator)
+        """The same engine over a new index (live swap): its thresholds are re-read, so the
+        generator is rebuilt with them unless the caller supplied its own."""
+        return Engine.for_index(index, self.settings, self.embedder, self.fixed_generator)
 
 
 def _pick(configured: float | None, stored: object, default: float) -> float:

@@ -1,0 +1,192 @@
+"""Reading a question for evidence: its proper names, its focus words, its parts, and how much
+of it a sentence covers (with the site's vocabulary vectors stored in the index)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from sitecite.generate.base import Context
+from sitecite.text import STOPWORDS, words
+
+# Words that frame a question rather than say what it is about.
+QUESTION_WORDS = frozenset(
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "does",
+        "did",
+        "do",
+        "is",
+        "are",
+        "was",
+        "were",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "shall",
+        "has",
+        "have",
+        "had",
+        "tell",
+        "know",
+        "like",
+        "kind",
+        "sort",
+        "type",
+        "thing",
+        "things",
+        "anything",
+        "something",
+        "someone",
+        "anyone",
+        "ever",
+        "really",
+        "actually",
+        "exactly",
+        "roughly",
+        "currently",
+        "still",
+        "yet",
+        "much",
+        "many",
+        "long",
+        "often",
+        "get",
+        "got",
+        "go",
+        "going",
+        "make",
+        "made",
+        "say",
+        "said",
+        "said",
+        "think",
+        "thought",
+        "mean",
+        "use",
+        "used",
+        "need",
+        "want",
+        "give",
+        "show",
+        "describe",
+        "explain",
+        "mention",
+        "mentioned",
+        "talk",
+        "talked",
+        "site",
+        "website",
+        "page",
+        "her",
+        "his",
+        "their",
+        "she",
+        "he",
+        "they",
+        "him",
+        "them",
+    ]
+)
+_CAPITALISED = re.compile(r"(?<![\w'’])([A-Z][\w'’&.-]*[\w])")
+
+
+class WordCoverage:
+    """How much of the question's focus a sentence covers, word by word, using the site's
+    vocabulary vectors stored in the index: only question words the site never uses are
+    embedded, usually none or one or two, in one small call."""
+
+    def __init__(self, context: Context, focus: list[str]) -> None:
+        self.focus = list(dict.fromkeys(focus))
+        self.rows = context.index.word_rows
+        self.word_vectors = context.index.word_vectors
+        self.focus_vectors: np.ndarray | None = None
+        if self.focus and self.word_vectors.shape[0] > 0:
+            unknown = [w for w in self.focus if w not in self.rows]
+            embedded: Any = context.embedder.embed(unknown) if unknown else []
+            fresh = dict(zip(unknown, embedded, strict=True))
+            self.focus_vectors = np.vstack(
+                [fresh[w] if w in fresh else self.word_vectors[self.rows[w]] for w in self.focus]
+            )
+
+    def of(self, sentence: str) -> float:
+        if not self.focus:
+            return 1.0
+        present = {w for w in words(sentence) if w in self.rows}
+        if self.focus_vectors is None or not present:
+            return sum(w in present for w in self.focus) / len(self.focus)
+        similarity = self.focus_vectors @ self.word_vectors[[self.rows[w] for w in present]].T
+        best = [
+            1.0 if word in present else float(similarity[i].max())
+            for i, word in enumerate(self.focus)
+        ]
+        return sum(best) / len(best)
+
+
+_CONTRACTION = re.compile(r"['’](s|re|ve|ll|d|m|t)$|n['’]t$")
+
+
+def proper_names(question: str) -> list[str]:
+    """Capitalised words that do not start a sentence: names of things (Google, Delft, John)."""
+    tokens = question.split()
+    if tokens and sum(t[:1].isupper() for t in tokens) > 0.6 * len(tokens):
+        return []  # Title Case Question: capitals say nothing
+    names = []
+    for match in _CAPITALISED.finditer(question):
+        before = question[: match.start()].rstrip()
+        if not before or before[-1] in '.?!:;"(<>':
+            continue
+        for part in re.split(r"[-/]", _CONTRACTION.sub("", match.group(1).rstrip("."))):
+            if len(part) > 1 and part.lower() not in STOPWORDS and part[:1].isupper():
+                names.append(part)
+    return names
+
+
+def focus_words(question: str, subject: frozenset[str] = frozenset()) -> list[str]:
+    """The words a question is about: no stop words, question words, numbers or the site owner."""
+    found = []
+    for token in words(question):
+        for part in re.split(r"[-/]", _CONTRACTION.sub("", token)):
+            if (
+                len(part) > 2
+                and part.isalpha()
+                and part not in STOPWORDS
+                and part not in QUESTION_WORDS
+                and part not in subject
+            ):
+                found.append(part)
+    return found
+
+
+_PART_BREAK = re.compile(
+    r"\?\s+(?=\S)|,?\s+and\s+(?=(?:what|which|how|who|when|where|why|whether|has|have|does|did|"
+    r"is|are|was|were|can|could|would)\b)",
+    re.IGNORECASE,
+)
+
+
+def question_parts(question: str) -> list[str]:
+    """A question that asks several things ("Which one, and what did it change?") split into its
+    parts; a part of fewer than three words stays with the one before it."""
+    parts: list[str] = []
+    for piece in _PART_BREAK.split(question):
+        piece = piece.strip(" ,")
+        if not piece:
+            continue
+        if parts and len(piece.split()) < 3:
+            parts[-1] = f"{parts[-1]} {piece}"
+        else:
+            parts.append(piece)
+    return parts or [question]
