@@ -134,8 +134,15 @@ def main(argv: list[str] | None = None) -> int:
     if not QUESTIONS.exists():
         sys.exit(f"no question set at {QUESTIONS}")
     embedder = get_embedder(DEFAULT_EMBEDDER, threads=args.threads)
+    after = RetrieveSettings()
     results = compare(
-        embedder, {"before (convex 0.5, minmax)": BEFORE, "after (defaults)": RetrieveSettings()}
+        embedder,
+        {
+            "before (convex 0.5, stop words out)": BEFORE,
+            "after (defaults)": after,
+            "dense only": after.model_copy(update={"fusion": "dense"}),
+            "BM25 only": after.model_copy(update={"fusion": "bm25"}),
+        },
     )
     print_table(results)
     if args.json:

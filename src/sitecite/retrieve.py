@@ -125,7 +125,12 @@ def _minmax(values: np.ndarray) -> np.ndarray:
 
 
 def fuse(cosine: np.ndarray, bm25: np.ndarray, settings: RetrieveSettings) -> np.ndarray:
-    """Fused scores for every section; sections outside both candidate lists score -inf."""
+    """Fused scores for every section; sections outside both candidate lists score -inf.
+
+    Candidates are the top `settings.candidates` by cosine and, among sections sharing a term
+    with the question, by BM25. Convex fusion min-max normalises each score over the candidates;
+    reciprocal rank fusion adds 1 / (rrf_k + rank) from each list a section is in.
+    """
     n = cosine.shape[0]
     if settings.fusion == "dense":
         return cosine.astype(np.float64)
@@ -133,19 +138,15 @@ def fuse(cosine: np.ndarray, bm25: np.ndarray, settings: RetrieveSettings) -> np
         return bm25.astype(np.float64)
     depth = min(settings.candidates, n)
     dense_top = top_k(cosine, depth)
-    bm25_top = top_k(bm25, depth) if bm25.max(initial=0) > 0 else np.zeros(0, dtype=np.int64)
+    dense_top = dense_top[np.isfinite(cosine[dense_top])]  # approximate search scores only some
+    bm25_top = top_k(bm25, depth)
+    bm25_top = bm25_top[bm25[bm25_top] > 0]
     candidates = np.union1d(dense_top, bm25_top)
     fused = np.full(n, -np.inf)
     if settings.fusion == "rrf":
-        dense_rank = {int(i): r for r, i in enumerate(dense_top, start=1)}
-        bm25_rank = {int(i): r for r, i in enumerate(bm25_top, start=1)}
-        for i in candidates:
-            score = 0.0
-            if int(i) in dense_rank:
-                score += 1.0 / (settings.rrf_k + dense_rank[int(i)])
-            if int(i) in bm25_rank:
-                score += 1.0 / (settings.rrf_k + bm25_rank[int(i)])
-            fused[i] = score
+        fused[candidates] = 0.0
+        fused[dense_top] += 1.0 / (settings.rrf_k + np.arange(1, dense_top.size + 1))
+        fused[bm25_top] += 1.0 / (settings.rrf_k + np.arange(1, bm25_top.size + 1))
         return fused
     alpha = settings.alpha
     fused[candidates] = alpha * _minmax(cosine[candidates].astype(np.float64)) + (
@@ -190,9 +191,9 @@ def search(
     else:
         depth = max(settings.candidates, k)
         cosine = approximate_dense_scores(index.vectors, query_vector, depth)
-        if bm25.max(initial=0) > 0:
-            lexical = top_k(bm25, depth)
-            cosine[lexical] = index.vectors[lexical] @ query_vector
+        lexical = top_k(bm25, depth)
+        lexical = lexical[bm25[lexical] > 0]
+        cosine[lexical] = index.vectors[lexical] @ query_vector
     fused = fuse(cosine, bm25, settings)
     hits = tuple(
         Hit(
