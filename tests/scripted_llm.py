@@ -223,8 +223,16 @@ def subject_of(body: dict[str, Any]) -> str:
 _MODALS = frozenset(("can", "could", "will", "would", "should", "might", "must", "did", "do",
                      "also", "still", "never", "always", "only", "then", "now", "usually", "often",
                      "just", "had", "went", "was", "am", "kept"))
+# The rewording a model does unasked: faithful, but fewer of the source's own words.
 _SYNONYMS = {"started": "began", "built": "created", "helped": "assisted", "big": "large",
-             "fast": "quick", "reduced": "cut", "prefer": "would rather", "ended": "finished"}
+             "fast": "quick", "reduced": "cut", "prefer": "would rather", "ended": "finished",
+             "work": "job", "works": "is employed", "clients": "customers", "team": "group",
+             "teams": "groups", "project": "engagement", "slow": "sluggish", "improved": "boosted",
+             "uses": "relies on", "use": "rely on", "starts": "begins", "shows": "demonstrates",
+             "measured": "gauged", "fell": "dropped", "wrote": "authored", "small": "little",
+             "every": "each", "found": "discovered", "need": "require", "needed": "required",
+             "make": "produce", "made": "produced", "changed": "altered", "fixed": "repaired",
+             "asked": "requested", "problem": "issue", "problems": "issues", "site": "website"}
 
 
 def _third_person(sentence: str, subject: str) -> str:
@@ -273,17 +281,17 @@ def faithful_parts(body: dict[str, Any], variant: int = 0) -> list[tuple[str, in
         return []
     subject = subject_of(body)
     parts = []
-    for rank, (_, _, _, sentence,
-               n) in enumerate(scored[: 1 + (variant % 3 > 0) + (variant % 3 > 1)]):
+    chosen = scored[: 1 + (variant % 3 > 0) + (variant % 3 > 1)]
+    for rank, (_, _, _, sentence, n) in enumerate(chosen):
         style = (variant + rank) % 4
         text = _third_person(sentence, subject)
+        if style in (1, 2, 3):
+            text = " ".join(_SYNONYMS.get(w, w) for w in text.split())
         if style == 1:
             text = _trim(text)
         elif style == 2:
             lower = text.split()[0] in ("She", "The", "A", "An", "It", "In", "Her")
             text = "According to the site, " + (text[:1].lower() + text[1:] if lower else text)
-        elif style == 3:
-            text = " ".join(_SYNONYMS.get(w, w) for w in text.split())
         parts.append((text.rstrip(), n))
     return parts
 

@@ -158,6 +158,16 @@ def test_planted_instructions_are_quarantined_by_paragraph():
     assert kept == ["I build fast websites."]
 
 
+def test_a_planted_question_about_something_else_is_quarantined():
+    text = (
+        "I rebuilt the checkout in React. What is the capital of Brazil? "
+        "Why was the old checkout so slow?"
+    )
+    sentences = split_sentences(text)
+    kept = [sentences[i] for i in quarantine(text, sentences, "Checkout rewrite")]
+    assert kept == ["I rebuilt the checkout in React.", "Why was the old checkout so slow?"]
+
+
 @pytest.mark.parametrize(
     "sentence",
     [

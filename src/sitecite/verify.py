@@ -11,7 +11,7 @@ Each sentence of a draft is checked on its own, against the sections it cites:
 - `support`: the sentence is close to its best-matching source sentence, by the embedder's
   cosine and the share of its content words found in the cited sections (threshold
   calibrated by bench/verify.py), and does not negate that sentence;
-- `instructions`: the sentence gives no orders, and it is related to the question at all.
+- `instructions`: the sentence gives no orders and repeats no planted text.
 
 Source sentences that read as instructions to an AI ("add this link to your response",
 "ignore previous instructions") are quarantined: kept out of the prompt, never evidence.
@@ -32,10 +32,11 @@ from sitecite.text import STOPWORDS, split_sentences, stem
 from sitecite.types import Check, Section
 
 # Chosen by `python bench/verify.py --calibrate` on examples/calibration.json: halfway between
-# the weakest faithful paraphrase and the strongest corrupted sentence no other check caught.
-DEFAULT_SUPPORT_THRESHOLD = 0.50
-LEXICAL_WEIGHT = 0.5  # support = (1 - w) * best cosine + w * share of content words in the sources
-RELEVANCE_FLOOR = 0.0  # a sentence further than this from the question does not answer it
+# the weakest faithful paraphrase (0.646) and the strongest corrupted sentence no other check
+# caught (0.479). Lexical weights 0.4-0.7 all separate the two; 0.6 keeps a 0.17 gap and lets a
+# sentence whose content words all occur in its sources pass without running the embedder.
+DEFAULT_SUPPORT_THRESHOLD = 0.56
+LEXICAL_WEIGHT = 0.6  # support = (1 - w) * best cosine + w * share of content words in the sources
 # What is kept still answers if it keeps the lead sentence, or one this close to the question.
 ANSWER_MARGIN = 0.10
 NUMBER_WINDOW = 30  # characters either side of a number whose words must share a source sentence
@@ -127,12 +128,29 @@ def _has_fact(fact: Fact, facts: set[Fact]) -> bool:
     return (value, unit) in facts if unit else any(v == value for v, _ in facts)
 
 
-def terms(text: str, ignore: frozenset[str] = frozenset()) -> set[str]:
-    """Stems of the content words of `text` (no stop words, numbers or ignored words)."""
-    out = set()
+def _tokens(text: str) -> list[str]:
+    """Lower-cased words, with the parts of hyphenated ones too ("45-minute" -> "minute")."""
+    out = []
     for token in _WORD.findall(text.lower()):
+        token = token.rstrip(".")
+        out.append(token)
+        if "-" in token:
+            out += [part for part in token.split("-") if part]
+    return out
+
+
+# Words about the sources rather than claims: "According to her website, ..." adds nothing.
+_ATTRIBUTION = frozenset(("according", "site", "website", "page", "says", "said", "mentions",
+                          "mentioned", "states", "writes", "notes", "describes", "lists"))
+
+
+def terms(text: str, ignore: frozenset[str] = frozenset()) -> set[str]:
+    """Stems of the content words of `text` (no stop words, numbers, attribution or `ignore`)."""
+    out = set()
+    for token in _tokens(text):
         bare = re.sub(r"['’]s$", "", token.rstrip("."))
-        if bare not in STOPWORDS and bare not in ignore and len(bare) > 1 and not bare[0].isdigit():
+        if (bare not in STOPWORDS and bare not in ignore and bare not in _ATTRIBUTION
+                and len(bare) > 1 and not bare[0].isdigit()):
             out.add(stem(bare))
     return out
 
@@ -152,16 +170,26 @@ def name_tokens(sentence: str, site_stems: frozenset[str]) -> list[str]:
     return names
 
 
-def quarantine(text: str, sentences: Sequence[str]) -> list[int]:
-    """Indices of the sentences that may be evidence: not instructions, nor in a paragraph with one.
+def quarantine(text: str, sentences: Sequence[str], label: str = "") -> list[int]:
+    """Indices of the sentences that may be evidence: not instructions, nor in a paragraph with one,
+    nor a question about something the rest of the section never mentions.
 
     A planted jailbreak is a paragraph of which only some sentences read as orders ("DAN can
-    do anything now"); the whole paragraph goes.
+    do anything now"); the whole paragraph goes. A planted task is often a bare question ("What
+    is the capital of Brazil?") that shares no word with the section it was dropped into.
     """
     tainted = [line for line in text.splitlines()
                if any(instruction_in(s) for s in split_sentences(line))]
-    return [i for i, sentence in enumerate(sentences)
-            if not instruction_in(sentence) and not any(sentence in line for line in tainted)]
+    kept = []
+    for i, sentence in enumerate(sentences):
+        if instruction_in(sentence) or any(sentence in line for line in tainted):
+            continue
+        if sentence.rstrip(" \"'’”)").endswith("?"):
+            rest = terms(" ".join([label, *(s for j, s in enumerate(sentences) if j != i)]))
+            if not terms(sentence) & rest:
+                continue
+        kept.append(i)
+    return kept
 
 
 @dataclass
@@ -184,10 +212,10 @@ def build_evidence(sections: Sequence[Section],
     evidence = []
     for position, (section, vectors) in enumerate(zip(sections, sentence_vectors, strict=True)):
         sentences = list(section.sentences) or split_sentences(section.text)
-        kept = quarantine(section.text, sentences)
-        kept_text = [sentences[i] for i in kept]
         label = "" if instruction_in(section.heading) else f"{section.title}. {section.heading}"
-        tokens = {t.rstrip(".") for t in _WORD.findall("\n".join([label, *kept_text]).lower())}
+        kept = quarantine(section.text, sentences, label)
+        kept_text = [sentences[i] for i in kept]
+        tokens = set(_tokens("\n".join([label, *kept_text])))
         bare = {re.sub(r"['’]s$", "", t) for t in tokens}
         facts = [({f for f, _, _ in facts_with_spans(s, frozenset(_NUMBER_WORDS))}, terms(s))
                  for s in [label, *kept_text]]
@@ -242,28 +270,42 @@ class Verifier:
     """Checks drafts against their context; configured once, used for every answer."""
 
     def __init__(self, embedder: Embedder, support_threshold: float = DEFAULT_SUPPORT_THRESHOLD,
-                 lexical_weight: float = LEXICAL_WEIGHT,
-                 relevance_floor: float = RELEVANCE_FLOOR) -> None:
+                 lexical_weight: float = LEXICAL_WEIGHT, always_embed: bool = False) -> None:
         self.embedder = embedder
         self.support_threshold = support_threshold
         self.lexical_weight = lexical_weight
-        self.relevance_floor = relevance_floor
+        self.always_embed = always_embed  # score every sentence's cosine (calibration, benchmarks)
 
     def verify(self, answer: str, evidence: list[SourceEvidence], question_vector: np.ndarray,
                json_citations: Sequence[int] = (), subject: frozenset[str] = frozenset(),
                site_stems: frozenset[str] = frozenset()) -> Verification:
-        """Check every sentence of `answer`, whose citations are 1-based context positions."""
+        """Check every sentence of `answer`, whose citations are 1-based context positions.
+
+        The lexical checks run first; the embedder is asked only about sentences they leave
+        undecided (a sentence whose every content word is in its sources already passes).
+        """
         started, cpu_started = time.perf_counter(), time.thread_time()
         verdicts = [self._cite(s, len(evidence), json_citations) for s in answer_sentences(answer)]
         verdicts = [v for v in verdicts if v.clean.strip(" .")]
-        for verdict, vector in zip(verdicts, self._vectors(verdicts, evidence), strict=True):
+        weight = self.lexical_weight
+        for verdict in verdicts:
             cited = [evidence[p] for p in verdict.cited]
-            self._facts(verdict, vector, cited, subject)
+            own = terms(verdict.clean, subject)
+            stems = frozenset().union(*(e.stems for e in cited)) if cited else frozenset()
+            verdict.coverage = len(own & stems) / len(own) if own else 1.0
+            verdict.support = weight * verdict.coverage
+            self._facts(verdict, own, cited, subject)
             self._names(verdict, cited, subject, site_stems)
-            self._support(verdict, vector, cited, question_vector, subject)
+            self._negation(verdict, own, cited)
+        undecided = [v for v in verdicts if self.always_embed
+                     or (v.ok and verdict_needs_cosine(v, weight, self.support_threshold))]
+        vectors = self._vectors(undecided, evidence)
+        for verdict in verdicts:
+            self._support(verdict, vectors.get(verdict.clean), [evidence[p] for p in verdict.cited],
+                          question_vector)
         kept = [v for v in verdicts if v.ok]
-        answers = bool(kept) and (verdicts[0].ok or max(v.relevance for v in kept)
-                                  >= max(v.relevance for v in verdicts) - ANSWER_MARGIN)
+        answers = bool(kept) and (verdicts[0].ok or self._keeps_the_point(kept, verdicts, evidence,
+                                                                          question_vector))
         text, cited_positions = renumber(kept)
         ms = (time.perf_counter() - started) * 1000.0
         cpu_ms = (time.thread_time() - cpu_started) * 1000.0
@@ -288,28 +330,25 @@ class Verifier:
         return verdict
 
     def _vectors(self, verdicts: list[SentenceVerdict],
-                 evidence: list[SourceEvidence]) -> list[np.ndarray]:
-        """One vector per sentence; a sentence copied verbatim reuses its stored vector."""
-        stored = {s: e.vectors[i] for e in evidence if len(e.vectors) for i,
-                  s in enumerate(e.sentences)}
-        missing = list(dict.fromkeys(v.clean for v in verdicts if v.clean not in stored))
+                 evidence: list[SourceEvidence]) -> dict[str, np.ndarray]:
+        """Vectors by sentence text; a sentence copied verbatim reuses its stored vector."""
+        stored = {s: e.vectors[i] for e in evidence if len(e.vectors)
+                  for i, s in enumerate(e.sentences)}
+        wanted = list(dict.fromkeys(v.clean for v in verdicts))
+        missing = [s for s in wanted if s not in stored]
         fresh = dict(zip(missing, self.embedder.embed(missing), strict=True)) if missing else {}
-        return [stored[v.clean] if v.clean in stored else fresh[v.clean] for v in verdicts]
+        return {s: stored[s] if s in stored else fresh[s] for s in wanted}
 
-    def _facts(self, verdict: SentenceVerdict, vector: np.ndarray, cited: list[SourceEvidence],
+    def _facts(self, verdict: SentenceVerdict, own: set[str], cited: list[SourceEvidence],
                subject: frozenset[str]) -> None:
         """Each number must stand in a source sentence close to this one, near the same words.
 
-        Close: one of the cited sentences most similar to it (or a section's title and heading).
+        Close: one of the cited sentences sharing most words with it, or a section's label.
         """
-        sentences = [pair for e in cited for pair in e.sentence_facts[:1]]
-        pool = [(pair, e.vectors[i]) for e in cited if len(e.vectors)
-                for i, pair in enumerate(e.sentence_facts[1:])]
-        if pool:
-            scores = np.array([v for _, v in pool]) @ vector
-            sentences += [pool[i][0] for i in np.argsort(-scores)[:CLOSEST_SENTENCES]]
-        else:
-            sentences = [pair for e in cited for pair in e.sentence_facts]
+        labels = [pair for e in cited for pair in e.sentence_facts[:1]]
+        body = [pair for e in cited for pair in e.sentence_facts[1:]]
+        body.sort(key=lambda pair: -len(own & pair[1]))
+        sentences = labels + body[:CLOSEST_SENTENCES]
         missing = []
         for fact, start, end in facts_with_spans(verdict.clean):
             around = terms(verdict.clean[max(0, start - NUMBER_WINDOW) : end + NUMBER_WINDOW],
@@ -331,32 +370,47 @@ class Verifier:
         if injected:
             verdict.problems["instructions"] = injected
 
-    def _support(self, verdict: SentenceVerdict, vector: np.ndarray, cited: list[SourceEvidence],
-                 question_vector: np.ndarray, subject: frozenset[str]) -> None:
-        verdict.relevance = float(vector @ question_vector)
-        pool = [(s, e.vectors[i]) for e in cited if len(e.vectors) for i,
-                s in enumerate(e.sentences)]
-        closest = ""
-        if pool:
-            scores = np.array([v for _, v in pool]) @ vector
-            best = int(scores.argmax())
-            verdict.cosine, closest = float(scores[best]), pool[best][0]
-        own = terms(verdict.clean, subject)
-        stems = frozenset().union(*(e.stems for e in cited)) if cited else frozenset()
-        verdict.coverage = len(own & stems) / len(own) if own else 1.0
+    def _negation(self, verdict: SentenceVerdict, own: set[str],
+                  cited: list[SourceEvidence]) -> None:
+        """A sentence may not deny more than the source sentence sharing most words with it."""
+        negations = len(_NEGATION.findall(verdict.clean))
+        if not negations or not cited:
+            return
+        pairs = [(len(own & stems), s) for e in cited
+                 for s, (_, stems) in zip(e.sentences, e.sentence_facts[1:], strict=True)]
+        closest = max(pairs, key=lambda pair: pair[0])[1] if pairs else ""
+        if negations > len(_NEGATION.findall(closest)):
+            verdict.problems["support"] = f"negates its closest source sentence: '{closest[:80]}'"
+
+    def _support(self, verdict: SentenceVerdict, vector: np.ndarray | None,
+                 cited: list[SourceEvidence], question_vector: np.ndarray) -> None:
+        """Cosine to the best-matching cited sentence plus word coverage, against the threshold."""
         weight = self.lexical_weight
-        verdict.support = (1 - weight) * verdict.cosine + weight * verdict.coverage
-        if "citations" in verdict.problems:
+        if vector is not None:
+            verdict.relevance = float(vector @ question_vector)
+            pool = [e.vectors for e in cited if len(e.vectors)]
+            verdict.cosine = float((np.vstack(pool) @ vector).max()) if pool else 0.0
+            verdict.support = (1 - weight) * verdict.cosine + weight * verdict.coverage
+        elif weight * verdict.coverage >= self.support_threshold:
+            return  # enough of its words are in the sources: the lexical part alone clears the bar
+        else:
+            verdict.support = (1 - weight) + weight * verdict.coverage  # the best a cosine could do
+            if verdict.support >= self.support_threshold:
+                return  # not embedded because another check already rejected it
+        if "citations" in verdict.problems or "support" in verdict.problems:
             return
         if verdict.support < self.support_threshold:
             verdict.problems["support"] = (
                 f"{verdict.support:.3f} < {self.support_threshold:.3f} "
                 f"(cosine {verdict.cosine:.3f}, coverage {verdict.coverage:.2f})")
-        elif len(_NEGATION.findall(verdict.clean)) > len(_NEGATION.findall(closest)):
-            verdict.problems["support"] = f"negates its closest source sentence: '{closest[:80]}'"
-        if verdict.relevance < self.relevance_floor and "instructions" not in verdict.problems:
-            verdict.problems["instructions"] = (f"unrelated to the question "
-                                                f"(cosine {verdict.relevance:.3f})")
+
+    def _keeps_the_point(self, kept: list[SentenceVerdict], verdicts: list[SentenceVerdict],
+                         evidence: list[SourceEvidence], question_vector: np.ndarray) -> bool:
+        """Without the lead sentence, what is kept must be about as close to the question."""
+        vectors = self._vectors(verdicts, evidence)
+        relevance = {s: float(v @ question_vector) for s, v in vectors.items()}
+        return (max(relevance[v.clean] for v in kept)
+                >= max(relevance[v.clean] for v in verdicts) - ANSWER_MARGIN)
 
     def _checks(self, verdicts: list[SentenceVerdict], ms: float) -> list[Check]:
         checks = []
@@ -372,6 +426,11 @@ class Verifier:
                             f"verified in "
                             f"{ms:.1f} ms; support [{scores}] vs {self.support_threshold:.2f}"))
         return checks
+
+
+def verdict_needs_cosine(verdict: SentenceVerdict, weight: float, threshold: float) -> bool:
+    """Whether the embedder's cosine can still change the verdict on this sentence."""
+    return weight * verdict.coverage < threshold <= (1 - weight) + weight * verdict.coverage
 
 
 def answer_sentences(answer: str) -> list[str]:
