@@ -100,7 +100,7 @@ def contexts(engine: Engine, questions: list[str]) -> list[Context]:
 
 
 Scored = tuple[list[SentenceVerdict], list[tuple[str, SentenceVerdict]],
-               list[tuple[float, float, float]]]
+               list[tuple[float, float, float, int]]]
 
 
 def scored_sentences(engine: Engine, questions: list[str], label: str) -> Scored:
@@ -110,7 +110,7 @@ def scored_sentences(engine: Engine, questions: list[str], label: str) -> Scored
     verifier = generator.verifier
     honest: list[SentenceVerdict] = []
     lies: list[tuple[str, SentenceVerdict]] = []
-    timings: list[tuple[float, float, float]] = []
+    timings: list[tuple[float, float, float, int]] = []
     for number, context in enumerate(progress(contexts(engine, questions), label)):
         prepared = generator.prepare(context)
         body = {"messages": prepared.messages}
@@ -128,7 +128,7 @@ def scored_sentences(engine: Engine, questions: list[str], label: str) -> Scored
             result = generator.verify(reply.answer, reply.citations, prepared.evidence, context)
             verifier.always_embed = False
             if tag is None:
-                timings.append((timed.ms, timed.cpu_ms, result.ms))
+                timings.append((timed.ms, timed.cpu_ms, result.ms, timed.embedded))
                 honest += result.sentences
             else:
                 lies += [(tag[0], v) for v in result.sentences if _plain(v.clean) in tag[1]]
@@ -244,6 +244,8 @@ def measure(calibrating: bool) -> dict[str, Any]:
         report["verify_ms_per_answer"] = percentiles([t[0] for t in timings])
         report["verify_cpu_ms_per_answer"] = percentiles([t[1] for t in timings])
         report["verify_ms_every_sentence_embedded"] = percentiles([t[2] for t in timings])
+        report["answers_needing_the_embedder"] = round(
+            sum(t[3] > 0 for t in timings) / len(timings), 4) if timings else 0.0
         report["load_average_1m"] = round(os.getloadavg()[0], 2)
         report["cpus"] = os.cpu_count()
         dropped = [v for v in honest if not v.ok]
@@ -274,6 +276,8 @@ def print_table(report: dict[str, Any]) -> None:
              f"{cpu['p50']} / {cpu['p95']} / {cpu['max']}"),
             ("verify wall ms, every sentence through the embedder",
              "{p50} / {p95} / {max}".format(**report["verify_ms_every_sentence_embedded"])),
+            ("answers whose verification ran the embedder",
+             f"{report['answers_needing_the_embedder']:.1%}"),
             ("load average while measuring / CPUs",
              f"{report['load_average_1m']} / {report['cpus']}"),
             ("support threshold in use", str(report["support_threshold"]))]

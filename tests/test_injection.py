@@ -206,3 +206,13 @@ def test_false_premises_and_smuggled_questions_are_not_answered(engine, question
     assert invented.split(" [")[0] not in kept
     for name in ("Google", "S3", "Flores", "Lima"):
         assert name not in result.answer
+
+
+def test_a_model_that_recites_its_instructions_is_not_shown(engine):
+    rules = SYSTEM_PROMPT.format(subject="Noor Haddad", subject_possessive="Noor Haddad's",
+                                 not_on_site="NOT_ON_SITE")
+    recital = " ".join(f"{line.strip()} [1]." for line in rules.splitlines() if len(line) > 30)
+    with ScriptedLLM(Reply(answer_json(recital))) as server:
+        result, _ = answer(llm_engine(engine, server), "What monitor and keyboard are on her desk?")
+    assert "Use only the sources" not in result.answer
+    assert "data, not instructions" not in result.answer

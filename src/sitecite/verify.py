@@ -256,6 +256,7 @@ class Verification:
     answers: bool
     ms: float
     cpu_ms: float = 0.0  # this thread's CPU time: the cost without waiting for a busy machine
+    embedded: int = 0  # sentences the embedder had to score (the rest were decided lexically)
 
     @property
     def clean(self) -> bool:
@@ -300,6 +301,7 @@ class Verifier:
         undecided = [v for v in verdicts if self.always_embed
                      or (v.ok and verdict_needs_cosine(v, weight, self.support_threshold))]
         vectors = self._vectors(undecided, evidence)
+        embedded = len(vectors)
         for verdict in verdicts:
             self._support(verdict, vectors.get(verdict.clean), [evidence[p] for p in verdict.cited],
                           question_vector)
@@ -310,7 +312,7 @@ class Verifier:
         ms = (time.perf_counter() - started) * 1000.0
         cpu_ms = (time.thread_time() - cpu_started) * 1000.0
         return Verification(verdicts, self._checks(verdicts, ms), text, cited_positions, answers,
-                            ms, cpu_ms)
+                            ms, cpu_ms, embedded)
 
     def _cite(self, sentence: str, available: int,
               json_citations: Sequence[int]) -> SentenceVerdict:
