@@ -10,6 +10,7 @@ It never raises for a provider's sake and never returns a sentence verification 
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -246,7 +247,7 @@ class LLMGenerator(Generator):
         """The extractive answer, verified like any other; a refusal if nothing survives."""
         draft = self.fallback.generate(context)
         run.checks.extend(draft.checks)
-        name = f"{draft.generator or 'extractive'}"
+        name = draft.generator or "extractive"
         if draft.refused:
             return self._draft(run, prompt, "", (), True, name,
                                draft.refusal_reason or "fallback_refused")
@@ -281,8 +282,6 @@ def _subject(context: Context) -> str:
 
 def _renumber_to_context(text: str, cited: tuple[int, ...]) -> str:
     """A draft's `[n]` (numbered in `cited` order) as 1-based context positions, for verify."""
-    import re
-
     return re.sub(r"\[(\d+)\]", lambda m: f"[{cited[int(m.group(1)) - 1] + 1}]"
                   if 0 < int(m.group(1)) <= len(cited) else m.group(0), text)
 
