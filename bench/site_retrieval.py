@@ -1,8 +1,9 @@
 """Retrieval on the example site's own question set, before and after the tuned defaults.
 
 SciFact chose RetrieveSettings' defaults; this checks they do not hurt the kind of site sitecite
-is for. For the answerable categories (grounding, multi, fact) it prints hit@8 (an expected
-source among the top 8), recall@8 (share of expected sources found) and MRR, per setting.
+is for. For the answerable categories (grounding, multi, fact) it prints the eval harness's
+hit@8 (an expected source among the top 8), recall@8 (share of expected sources found) and
+MRR, per setting, with bootstrap 95% intervals.
 
     python bench/site_retrieval.py [--json]
 """
@@ -21,36 +22,24 @@ from _common import CACHE, REPO, RichReporter, bootstrap_interval, console
 
 from sitecite.config import DEFAULT_EMBEDDER, RetrieveSettings
 from sitecite.embed import Embedder, get_embedder
+from sitecite.eval.metrics import retrieval_metrics
+from sitecite.eval.questions import Question, load_question_set
 from sitecite.index.build import build_index
 from sitecite.index.store import Index, load_index
 from sitecite.retrieve import search
 from sitecite.text import bm25_tokens
-from sitecite.types import Section
 
 SITE = REPO / "examples" / "site"
 QUESTIONS = REPO / "examples" / "questions.json"
 INDEX_DIR = CACHE / "retrieval-site-index"
 ANSWERABLE = ("grounding", "multi", "fact")
 K = 8
+METRICS = (f"hit@{K}", f"recall@{K}", "mrr")
 
 # The defaults before issue 6 tuned them, kept to show the before/after on the example site.
 BEFORE = RetrieveSettings(
     fusion="convex", alpha=0.5, rrf_k=60, candidates=100, stemmer="english", stopwords="en"
 )
-
-
-def matches(section: Section, source: str) -> bool:
-    """An expected source is a page id (any of its sections counts) or a section id."""
-    return section.id == source or section.page_id == source
-
-
-def score_question(hits: Sequence[Section], expected: Sequence[str]) -> tuple[float, float, float]:
-    """hit@k, recall@k and reciprocal rank of the first expected source."""
-    found = [any(matches(s, source) for s in hits) for source in expected]
-    first = next(
-        (rank for rank, s in enumerate(hits, 1) if any(matches(s, e) for e in expected)), 0
-    )
-    return float(any(found)), float(np.mean(found)) if found else 0.0, 1.0 / first if first else 0.0
 
 
 def with_tokenisation(index: Index, settings: RetrieveSettings) -> Index:
@@ -65,28 +54,33 @@ def with_tokenisation(index: Index, settings: RetrieveSettings) -> Index:
 
 
 def evaluate_site(
-    index: Index, embedder: Embedder, settings: RetrieveSettings, questions: list[dict[str, object]]
+    index: Index, embedder: Embedder, settings: RetrieveSettings, questions: Sequence[Question]
 ) -> dict[str, object]:
+    """The eval harness's retrieval metrics at k = 8, with bootstrap intervals."""
     index = with_tokenisation(index, settings)
-    rows = []
+    per_question = []
     for question in questions:
-        text = str(question["question"])
-        retrieval = search(index, embedder.embed_query(text), text, K, -1.0, settings)
-        hits = [hit.section for hit in retrieval.hits]
-        rows.append(score_question(hits, list(question["expected_sources"])))  # type: ignore[arg-type]
-    table = np.array(rows).reshape(-1, 3)
-    summary: dict[str, object] = {"questions": len(rows)}
-    for column, name in enumerate((f"hit@{K}", f"recall@{K}", "mrr")):
-        low, high = bootstrap_interval(table[:, column])
-        summary[name] = round(float(table[:, column].mean()), 4)
+        vector = embedder.embed_query(question.question)
+        retrieval = search(index, vector, question.question, K, -1.0, settings)
+        hits = [
+            {"id": h.section.id, "page_id": h.section.page_id, "admitted": True}
+            for h in retrieval.hits
+        ]
+        per_question.append(retrieval_metrics(hits, question.expected_sources, ks=(K,)))
+    summary: dict[str, object] = {"questions": len(per_question)}
+    for name in METRICS:
+        values = np.array([row[name] for row in per_question])
+        low, high = bootstrap_interval(values)
+        summary[name] = round(float(values.mean()), 4)
         summary[f"{name}_ci"] = [round(low, 4), round(high, 4)]
     return summary
 
 
-def load_questions(path: Path = QUESTIONS) -> list[dict[str, object]]:
-    data = json.loads(path.read_text())
+def load_questions(path: Path = QUESTIONS) -> list[Question]:
     return [
-        q for q in data["questions"] if q["category"] in ANSWERABLE and q.get("expected_sources")
+        q
+        for q in load_question_set(path).questions
+        if q.category in ANSWERABLE and q.expected_sources
     ]
 
 
@@ -116,7 +110,7 @@ def print_table(results: dict[str, dict[str, object]]) -> None:
     for name, summary in results.items():
         cells = [
             f"{summary[key]:.3f} [{summary[key + '_ci'][0]:.2f}, {summary[key + '_ci'][1]:.2f}]"  # type: ignore[index]
-            for key in (f"hit@{K}", f"recall@{K}", "mrr")
+            for key in METRICS
         ]
         table.add_row(name, *cells)
     console().print(table)
