@@ -4,7 +4,9 @@ of the example site built once (incrementally, so a rerun embeds nothing new).""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +20,15 @@ CALIBRATION_QUESTIONS = REPO / "examples" / "calibration.json"
 SHARED_DATA = (REPO / ".." / "shared" / "data").resolve()
 ARTIFACTS = REPO / "test-artifacts"
 INDEX_CACHE = REPO / ".sitecite" / "test-example-index"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def shared_data(*parts: str) -> Path:
@@ -62,6 +73,19 @@ def engine(example_index: Path, settings: Settings):  # type: ignore[no-untyped-
     from sitecite.pipeline import Engine
 
     return Engine.load(example_index, settings)
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """Debian's headless Chromium driven by Playwright (Playwright's own download cannot work
+    here); skips with a message when either is missing."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"headless Chromium not found at {CHROMIUM} (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright for Python")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
 
 
 @pytest.fixture(scope="session")

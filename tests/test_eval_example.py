@@ -16,15 +16,6 @@ from sitecite.eval.report import Report
 from sitecite.eval.runner import Runner
 
 REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 @pytest.fixture(scope="module")
@@ -104,32 +95,27 @@ def test_example_run_holds_the_adversarial_line(example_report: Report) -> None:
 @pytest.mark.browser
 @pytest.mark.slow
 def test_lab_renders_in_headless_chromium(
-    example_report: Report, example_index: Path, artifacts: Path
+    example_report: Report, example_index: Path, artifacts: Path, chromium: Any
 ) -> None:
-    if not CHROMIUM.exists():
-        pytest.skip(f"headless Chromium not found at {CHROMIUM} (apt-get install chromium)")
-    playwright = pytest.importorskip("playwright.sync_api", reason="needs playwright for Python")
     with RunStore.for_index(example_index) as store:
         html = lab_for_run(store, example_report.run["id"], example_index)
     page_path = artifacts / "eval-lab.html"
     page_path.write_text(html, encoding="utf-8")
     requests: list[str] = []
     errors: list[str] = []
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1000})
-            page.on("request", lambda request: requests.append(request.url))
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(page_path.as_uri())
-            assert page.title().startswith("sitecite evaluation lab")
-            assert page.locator("details.q").count() == 66
-            assert page.locator("#summary + .cards .card").count() >= 8
-            assert page.locator("#history ~ svg").count() >= 1
-            page.screenshot(path=str(artifacts / "eval-lab.png"))
-            page.screenshot(path=str(artifacts / "eval-lab-full.png"), full_page=True)
-        finally:
-            browser.close()
+    page = chromium.new_page(viewport={"width": 1280, "height": 1000})
+    try:
+        page.on("request", lambda request: requests.append(request.url))
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(page_path.as_uri())
+        assert page.title().startswith("sitecite evaluation lab")
+        assert page.locator("details.q").count() == 66
+        assert page.locator("#summary + .cards .card").count() >= 8
+        assert page.locator("#history ~ svg").count() >= 1
+        page.screenshot(path=str(artifacts / "eval-lab.png"))
+        page.screenshot(path=str(artifacts / "eval-lab-full.png"), full_page=True)
+    finally:
+        page.close()
     assert errors == []
     assert all(url.startswith("file://") for url in requests), (
         requests

@@ -34,9 +34,14 @@ def server():
 
 
 def llm_engine(engine: Engine, *servers: ScriptedLLM, **options: object) -> Engine:
-    flags = {"generator": "llm", "llm.base_url": servers[0].base_url, "llm.model": "scripted",
-             "llm.timeout_seconds": 2.0, "llm.retries": 1,
-             "llm.fallbacks": [f"{s.base_url}|backup" for s in servers[1:]]}
+    flags = {
+        "generator": "llm",
+        "llm.base_url": servers[0].base_url,
+        "llm.model": "scripted",
+        "llm.timeout_seconds": 2.0,
+        "llm.retries": 1,
+        "llm.fallbacks": [f"{s.base_url}|backup" for s in servers[1:]],
+    }
     flags.update({f"llm.{key}": value for key, value in options.items()})
     settings = load_settings(flags, config_file=None, environ={})
     return Engine.for_index(engine.index, settings, engine.embedder)
@@ -44,6 +49,7 @@ def llm_engine(engine: Engine, *servers: ScriptedLLM, **options: object) -> Engi
 
 def quoting(needle: str, extra: str = "", *, cite_as: int | None = None):
     """A responder that quotes the first source sentence containing `needle`, plus `extra`."""
+
     def respond(body):
         for source in parsed_sources(body):
             for sentence in source.sentences:
@@ -51,6 +57,7 @@ def quoting(needle: str, extra: str = "", *, cite_as: int | None = None):
                     n = cite_as or source.n
                     return Reply(answer_json(f"{sentence.rstrip('.')} [{n}]. {extra}".strip()))
         raise AssertionError(f"no source sentence contains {needle!r}")
+
     return respond
 
 
@@ -146,8 +153,9 @@ def test_429_with_retry_after_is_honoured(engine, server):
     server.push(Status(429, {"Retry-After": "0.1"}), quoting("62"))
     result, trace = answer(llm_engine(engine, server), QUESTION)
     assert result.generator.startswith("llm:")
-    assert [a["status"] for a in trace.attempts] == [429,
-                                                     200] and trace.attempts[0]["waited_ms"] == 100
+    assert [a["status"] for a in trace.attempts] == [429, 200] and trace.attempts[0][
+        "waited_ms"
+    ] == 100
 
 
 def test_500s_fall_back_to_the_next_provider(engine):
@@ -193,8 +201,10 @@ def test_breaker_half_opens_after_the_cooldown():
     assert breaker.allow() and breaker.consecutive == 0
 
 
-@pytest.mark.parametrize(("policy", "refused", "generator"), [
-    ("refuse", True, "llm:"), ("fallback", False, "extractive"), ("drop", False, "llm:")])
+@pytest.mark.parametrize(
+    ("policy", "refused", "generator"),
+    [("refuse", True, "llm:"), ("fallback", False, "extractive"), ("drop", False, "llm:")],
+)
 def test_policy_decides_what_a_failed_sentence_costs(engine, server, policy, refused, generator):
     server.default = quoting("62", "Kestrel Bank has 75 product teams using it [1].")
     result, trace = answer(llm_engine(engine, server, verify_policy=policy), QUESTION)
@@ -215,17 +225,34 @@ def test_generator_never_raises_on_unexpected_server_output(engine, server):
     assert result.generator == "extractive"
 
 
-@pytest.mark.parametrize(("flags", "message"), [
-    ({"generator": "llm"}, "needs llm.base_url"),
-    ({"generator": "llm", "llm.provider": "nope", "llm.model": "m"}, "unknown provider 'nope'"),
-    ({"generator": "llm", "llm.provider": "groq", "llm.model": "m"}, "GROQ_API_KEY"),
-    ({"generator": "llm", "llm.base_url": "localhost:8080", "llm.model": "m"}, "not an http"),
-    ({"generator": "llm", "llm.base_url": "http://127.0.0.1:9/v1"}, "model name is required"),
-    ({"generator": "llm", "llm.base_url": "http://127.0.0.1:9/v1", "llm.model": "m",
-      "llm.api_key_env": "SITECITE_TEST_NO_SUCH_KEY"}, "SITECITE_TEST_NO_SUCH_KEY is not set"),
-    ({"generator": "llm", "llm.base_url": "http://127.0.0.1:9/v1", "llm.model": "m",
-      "llm.fallbacks": ["mystery:model"]}, "unknown provider 'mystery'"),
-])
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        ({"generator": "llm"}, "needs llm.base_url"),
+        ({"generator": "llm", "llm.provider": "nope", "llm.model": "m"}, "unknown provider 'nope'"),
+        ({"generator": "llm", "llm.provider": "groq", "llm.model": "m"}, "GROQ_API_KEY"),
+        ({"generator": "llm", "llm.base_url": "localhost:8080", "llm.model": "m"}, "not an http"),
+        ({"generator": "llm", "llm.base_url": "http://127.0.0.1:9/v1"}, "model name is required"),
+        (
+            {
+                "generator": "llm",
+                "llm.base_url": "http://127.0.0.1:9/v1",
+                "llm.model": "m",
+                "llm.api_key_env": "SITECITE_TEST_NO_SUCH_KEY",
+            },
+            "SITECITE_TEST_NO_SUCH_KEY is not set",
+        ),
+        (
+            {
+                "generator": "llm",
+                "llm.base_url": "http://127.0.0.1:9/v1",
+                "llm.model": "m",
+                "llm.fallbacks": ["mystery:model"],
+            },
+            "unknown provider 'mystery'",
+        ),
+    ],
+)
 def test_bad_configuration_fails_before_the_first_question(engine, flags, message, monkeypatch):
     monkeypatch.delenv("GROQ_API_KEY", raising=False)
     settings = load_settings(flags, config_file=None, environ={})

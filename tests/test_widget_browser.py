@@ -24,15 +24,6 @@ from sitecite.types import Section
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 ANSWERABLE = (
     "How did she stop shoppers from getting charged twice when they double-clicked pay?",
     "Which city and country is she based in?",
@@ -61,18 +52,6 @@ def _settings(**serve: Any) -> Settings:
     values: dict[str, Any] = {"serve.rate_limit_per_minute": 0}
     values.update({f"serve.{key}": value for key, value in serve.items()})
     return load_settings(values, config_file=None, environ={})
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 class HostSite:
@@ -139,8 +118,8 @@ def scheme(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def page(browser: Any, scheme: str) -> Iterator[Any]:
-    context = browser.new_context(color_scheme=scheme, viewport={"width": 1100, "height": 820})
+def page(chromium: Any, scheme: str) -> Iterator[Any]:
+    context = chromium.new_context(color_scheme=scheme, viewport={"width": 1100, "height": 820})
     context.set_default_timeout(20_000)
     new_page = context.new_page()
     yield new_page

@@ -63,31 +63,91 @@ _MARKER = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
 _MARKERS_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]\s*)+)")
 _WORD = re.compile(r"[^\W_][\w'’\-.+#]*[\w+#]|[^\W_]")
 _NUMBER_WORDS = dict(
-    zip(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-         "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-         "nineteen", "twenty"), range(21), strict=True),
-    thirty=30, forty=40, fifty=50, sixty=60, seventy=70, eighty=80, ninety=90, hundred=100,
-    thousand=1000, twice=2, dozen=12)
+    zip(
+        (
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ),
+        range(21),
+        strict=True,
+    ),
+    thirty=30,
+    forty=40,
+    fifty=50,
+    sixty=60,
+    seventy=70,
+    eighty=80,
+    ninety=90,
+    hundred=100,
+    thousand=1000,
+    twice=2,
+    dozen=12,
+)
 # "one" and friends are words first: an answer's "one" is not held to a number in the sources.
-_CHECKED_NUMBER_WORDS = frozenset(_NUMBER_WORDS) - {"zero", "one", "hundred", "thousand", "twice",
-                                                    "dozen"}
+_CHECKED_NUMBER_WORDS = frozenset(_NUMBER_WORDS) - {
+    "zero",
+    "one",
+    "hundred",
+    "thousand",
+    "twice",
+    "dozen",
+}
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
-_UNITS = {"percent": "%", "per cent": "%", "millisecond": "ms", "milliseconds": "ms", "sec": "s",
-          "secs": "s", "second": "s", "seconds": "s", "×": "x", "times": "x", "hr": "h", "hrs": "h",
-          "hour": "h", "hours": "h", "mins": "min", "minute": "min", "minutes": "min"}
+_UNITS = {
+    "percent": "%",
+    "per cent": "%",
+    "millisecond": "ms",
+    "milliseconds": "ms",
+    "sec": "s",
+    "secs": "s",
+    "second": "s",
+    "seconds": "s",
+    "×": "x",
+    "times": "x",
+    "hr": "h",
+    "hrs": "h",
+    "hour": "h",
+    "hours": "h",
+    "mins": "min",
+    "minute": "min",
+    "minutes": "min",
+}
 _NUMBER = re.compile(
     r"(?P<cur>[€$£¥])?\s?v?(?P<num>\d{1,2}:\d{2}|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)*)"
     r"(?:st|nd|rd|th)?(?P<unit>[\s-]?(?:%|per\s?cent\b|milliseconds?\b|ms\b|secs?\b|seconds?\b|s\b|"
     r"x\b|×|times\b|kb\b|mb\b|gb\b|tb\b|k\b|m\b|px\b|hours?\b|hrs?\b|h\b|minutes?\b|mins?\b))?",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # Words that may open a sentence without being names, besides stop words and the site's words.
-_OPENERS = frozenset("""yes no she he they it its this that these those her his their in on at for
+_OPENERS = frozenset(
+    """yes no she he they it its this that these those her his their in on at for
     from during after before since until when while both each all some many most several also
     additionally however currently today recently previously later earlier then now overall
     according based typically usually generally mostly specifically instead otherwise first
-    second third finally there here what which who how why""".split())  # noqa: SIM905
+    second third finally there here what which who how why""".split()
+)  # noqa: SIM905
 _NEGATION = re.compile(
-    r"\b(not|no|never|none|nobody|nothing|neither|nor|without|cannot)\b|n[’']t\b", re.IGNORECASE)
+    r"\b(not|no|never|none|nobody|nothing|neither|nor|without|cannot)\b|n[’']t\b", re.IGNORECASE
+)
 
 Fact = tuple[str, str]  # (value, unit): ("1240", "ms"), ("98.1", "%"), ("9:30", ""), ("1200", "€")
 
@@ -102,8 +162,10 @@ def instruction_in(sentence: str) -> str:
     return f"addressed to an assistant: '{match.group(0)[:60]}'" if match else ""
 
 
-def facts_with_spans(text: str, number_words: frozenset[str] = _CHECKED_NUMBER_WORDS,
-                     ) -> list[tuple[Fact, int, int]]:
+def facts_with_spans(
+    text: str,
+    number_words: frozenset[str] = _CHECKED_NUMBER_WORDS,
+) -> list[tuple[Fact, int, int]]:
     """Every number in `text` as a normalised (value, unit) fact with where it stands."""
     found = []
     for match in _NUMBER.finditer(text):
@@ -114,12 +176,14 @@ def facts_with_spans(text: str, number_words: frozenset[str] = _CHECKED_NUMBER_W
         elif "." not in value and len(value) < 6:
             value = str(int(value))  # "09" -> "9"; long digit strings (phone numbers) stay
         unit = re.sub(r"\s+", " ", (match.group("unit") or "").strip(" -").lower())
-        found.append(((value, match.group("cur") or _UNITS.get(unit, unit)), match.start(),
-                      match.end()))
+        found.append(
+            ((value, match.group("cur") or _UNITS.get(unit, unit)), match.start(), match.end())
+        )
     for match in _NUMBER_WORD.finditer(text):
         if match.group(1).lower() in number_words:
-            found.append(((str(_NUMBER_WORDS[match.group(1).lower()]), ""), match.start(),
-                          match.end()))
+            found.append(
+                ((str(_NUMBER_WORDS[match.group(1).lower()]), ""), match.start(), match.end())
+            )
     return found
 
 
@@ -140,8 +204,23 @@ def _tokens(text: str) -> list[str]:
 
 
 # Words about the sources rather than claims: "According to her website, ..." adds nothing.
-_ATTRIBUTION = frozenset(("according", "site", "website", "page", "says", "said", "mentions",
-                          "mentioned", "states", "writes", "notes", "describes", "lists"))
+_ATTRIBUTION = frozenset(
+    (
+        "according",
+        "site",
+        "website",
+        "page",
+        "says",
+        "said",
+        "mentions",
+        "mentioned",
+        "states",
+        "writes",
+        "notes",
+        "describes",
+        "lists",
+    )
+)
 
 
 def terms(text: str, ignore: frozenset[str] = frozenset()) -> set[str]:
@@ -149,8 +228,13 @@ def terms(text: str, ignore: frozenset[str] = frozenset()) -> set[str]:
     out = set()
     for token in _tokens(text):
         bare = re.sub(r"['’]s$", "", token.rstrip("."))
-        if (bare not in STOPWORDS and bare not in ignore and bare not in _ATTRIBUTION
-                and len(bare) > 1 and not bare[0].isdigit()):
+        if (
+            bare not in STOPWORDS
+            and bare not in ignore
+            and bare not in _ATTRIBUTION
+            and len(bare) > 1
+            and not bare[0].isdigit()
+        ):
             out.add(stem(bare))
     return out
 
@@ -163,8 +247,11 @@ def name_tokens(sentence: str, site_stems: frozenset[str]) -> list[str]:
         if not token[:1].isupper() or token == "I":
             continue
         bare = re.sub(r"['’]s$", "", token).lower()
-        if position == 0 and not token.isupper() and (
-                bare in STOPWORDS or bare in _OPENERS or stem(bare) in site_stems):
+        if (
+            position == 0
+            and not token.isupper()
+            and (bare in STOPWORDS or bare in _OPENERS or stem(bare) in site_stems)
+        ):
             continue
         names.append(token)
     return names
@@ -178,8 +265,9 @@ def quarantine(text: str, sentences: Sequence[str], label: str = "") -> list[int
     do anything now"); the whole paragraph goes. A planted task is often a bare question ("What
     is the capital of Brazil?") that shares no word with the section it was dropped into.
     """
-    tainted = [line for line in text.splitlines()
-               if any(instruction_in(s) for s in split_sentences(line))]
+    tainted = [
+        line for line in text.splitlines() if any(instruction_in(s) for s in split_sentences(line))
+    ]
     kept = []
     for i, sentence in enumerate(sentences):
         if instruction_in(sentence) or any(sentence in line for line in tainted):
@@ -202,12 +290,14 @@ class SourceEvidence:
     quarantined: list[str]
     words: frozenset[str]
     stems: frozenset[str]
-    sentence_facts: list[tuple[set[Fact],
-                               set[str]]]  # per kept sentence (and the label): facts, stems
+    sentence_facts: list[
+        tuple[set[Fact], set[str]]
+    ]  # per kept sentence (and the label): facts, stems
 
 
-def build_evidence(sections: Sequence[Section],
-                   sentence_vectors: Sequence[np.ndarray]) -> list[SourceEvidence]:
+def build_evidence(
+    sections: Sequence[Section], sentence_vectors: Sequence[np.ndarray]
+) -> list[SourceEvidence]:
     """Evidence per context section; `sentence_vectors[i]` holds section i's sentence vectors."""
     evidence = []
     for position, (section, vectors) in enumerate(zip(sections, sentence_vectors, strict=True)):
@@ -217,13 +307,21 @@ def build_evidence(sections: Sequence[Section],
         kept_text = [sentences[i] for i in kept]
         tokens = set(_tokens("\n".join([label, *kept_text])))
         bare = {re.sub(r"['’]s$", "", t) for t in tokens}
-        facts = [({f for f, _, _ in facts_with_spans(s, frozenset(_NUMBER_WORDS))}, terms(s))
-                 for s in [label, *kept_text]]
-        evidence.append(SourceEvidence(
-            position, kept_text, vectors[kept] if len(vectors) == len(sentences) else vectors[:0],
-            [sentences[i] for i in range(len(sentences)) if i not in kept],
-            frozenset(tokens | bare),
-            frozenset(stem(t) for t in bare), facts))
+        facts = [
+            ({f for f, _, _ in facts_with_spans(s, frozenset(_NUMBER_WORDS))}, terms(s))
+            for s in [label, *kept_text]
+        ]
+        evidence.append(
+            SourceEvidence(
+                position,
+                kept_text,
+                vectors[kept] if len(vectors) == len(sentences) else vectors[:0],
+                [sentences[i] for i in range(len(sentences)) if i not in kept],
+                frozenset(tokens | bare),
+                frozenset(stem(t) for t in bare),
+                facts,
+            )
+        )
     return evidence
 
 
@@ -270,16 +368,27 @@ class Verification:
 class Verifier:
     """Checks drafts against their context; configured once, used for every answer."""
 
-    def __init__(self, embedder: Embedder, support_threshold: float = DEFAULT_SUPPORT_THRESHOLD,
-                 lexical_weight: float = LEXICAL_WEIGHT, always_embed: bool = False) -> None:
+    def __init__(
+        self,
+        embedder: Embedder,
+        support_threshold: float = DEFAULT_SUPPORT_THRESHOLD,
+        lexical_weight: float = LEXICAL_WEIGHT,
+        always_embed: bool = False,
+    ) -> None:
         self.embedder = embedder
         self.support_threshold = support_threshold
         self.lexical_weight = lexical_weight
         self.always_embed = always_embed  # score every sentence's cosine (calibration, benchmarks)
 
-    def verify(self, answer: str, evidence: list[SourceEvidence], question_vector: np.ndarray,
-               json_citations: Sequence[int] = (), subject: frozenset[str] = frozenset(),
-               site_stems: frozenset[str] = frozenset()) -> Verification:
+    def verify(
+        self,
+        answer: str,
+        evidence: list[SourceEvidence],
+        question_vector: np.ndarray,
+        json_citations: Sequence[int] = (),
+        subject: frozenset[str] = frozenset(),
+        site_stems: frozenset[str] = frozenset(),
+    ) -> Verification:
         """Check every sentence of `answer`, whose citations are 1-based context positions.
 
         The lexical checks run first; the embedder is asked only about sentences they leave
@@ -298,51 +407,78 @@ class Verifier:
             self._facts(verdict, own, cited, subject)
             self._names(verdict, cited, subject, site_stems)
             self._negation(verdict, own, cited)
-        undecided = [v for v in verdicts if self.always_embed
-                     or (v.ok and verdict_needs_cosine(v, weight, self.support_threshold))]
+        undecided = [
+            v
+            for v in verdicts
+            if self.always_embed
+            or (v.ok and verdict_needs_cosine(v, weight, self.support_threshold))
+        ]
         vectors = self._vectors(undecided, evidence)
         embedded = len(vectors)
         for verdict in verdicts:
-            self._support(verdict, vectors.get(verdict.clean), [evidence[p] for p in verdict.cited],
-                          question_vector)
+            self._support(
+                verdict,
+                vectors.get(verdict.clean),
+                [evidence[p] for p in verdict.cited],
+                question_vector,
+            )
         kept = [v for v in verdicts if v.ok]
-        answers = bool(kept) and (verdicts[0].ok or self._keeps_the_point(kept, verdicts, evidence,
-                                                                          question_vector))
+        answers = bool(kept) and (
+            verdicts[0].ok or self._keeps_the_point(kept, verdicts, evidence, question_vector)
+        )
         text, cited_positions = renumber(kept)
         ms = (time.perf_counter() - started) * 1000.0
         cpu_ms = (time.thread_time() - cpu_started) * 1000.0
-        return Verification(verdicts, self._checks(verdicts, ms), text, cited_positions, answers,
-                            ms, cpu_ms, embedded)
+        return Verification(
+            verdicts,
+            self._checks(verdicts, ms),
+            text,
+            cited_positions,
+            answers,
+            ms,
+            cpu_ms,
+            embedded,
+        )
 
-    def _cite(self, sentence: str, available: int,
-              json_citations: Sequence[int]) -> SentenceVerdict:
+    def _cite(
+        self, sentence: str, available: int, json_citations: Sequence[int]
+    ) -> SentenceVerdict:
         """Read a sentence's `[n]` markers; without any, the JSON citation list stands in."""
-        markers = [int(n) for group in _MARKER.findall(sentence)
-                   for n in re.split(r"\s*[,;]\s*", group)]
+        markers = [
+            int(n) for group in _MARKER.findall(sentence) for n in re.split(r"\s*[,;]\s*", group)
+        ]
         clean = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(_MARKER.sub(" ", sentence).split()))
         markers = markers or [int(n) for n in json_citations]
         valid = tuple(dict.fromkeys(n - 1 for n in markers if 1 <= n <= available))
         verdict = SentenceVerdict(sentence, clean, valid)
         bad = sorted({n for n in markers if not 1 <= n <= available})
         if bad:
-            verdict.problems["citations"] = (f"cites {bad} but the context has {available} "
-                                             "section(s)")
+            verdict.problems["citations"] = (
+                f"cites {bad} but the context has {available} section(s)"
+            )
         elif not valid:
             verdict.problems["citations"] = "no citation"
         return verdict
 
-    def _vectors(self, verdicts: list[SentenceVerdict],
-                 evidence: list[SourceEvidence]) -> dict[str, np.ndarray]:
+    def _vectors(
+        self, verdicts: list[SentenceVerdict], evidence: list[SourceEvidence]
+    ) -> dict[str, np.ndarray]:
         """Vectors by sentence text; a sentence copied verbatim reuses its stored vector."""
-        stored = {s: e.vectors[i] for e in evidence if len(e.vectors)
-                  for i, s in enumerate(e.sentences)}
+        stored = {
+            s: e.vectors[i] for e in evidence if len(e.vectors) for i, s in enumerate(e.sentences)
+        }
         wanted = list(dict.fromkeys(v.clean for v in verdicts))
         missing = [s for s in wanted if s not in stored]
         fresh = dict(zip(missing, self.embedder.embed(missing), strict=True)) if missing else {}
         return {s: stored[s] if s in stored else fresh[s] for s in wanted}
 
-    def _facts(self, verdict: SentenceVerdict, own: set[str], cited: list[SourceEvidence],
-               subject: frozenset[str]) -> None:
+    def _facts(
+        self,
+        verdict: SentenceVerdict,
+        own: set[str],
+        cited: list[SourceEvidence],
+        subject: frozenset[str],
+    ) -> None:
         """Each number must stand in a source sentence close to this one, near the same words.
 
         Close: one of the cited sentences sharing most words with it, or a section's label.
@@ -353,39 +489,55 @@ class Verifier:
         sentences = labels + body[:CLOSEST_SENTENCES]
         missing = []
         for fact, start, end in facts_with_spans(verdict.clean):
-            around = terms(verdict.clean[max(0, start - NUMBER_WINDOW) : end + NUMBER_WINDOW],
-                           subject)
+            around = terms(
+                verdict.clean[max(0, start - NUMBER_WINDOW) : end + NUMBER_WINDOW], subject
+            )
             holders = [stems for facts, stems in sentences if _has_fact(fact, facts)]
             if not holders or (around and not any(around & stems for stems in holders)):
                 missing.append(fact[0] + fact[1])
         if missing:
             verdict.problems["numbers"] = _missing(missing)
 
-    def _names(self, verdict: SentenceVerdict, cited: list[SourceEvidence], subject: frozenset[str],
-               site_stems: frozenset[str]) -> None:
+    def _names(
+        self,
+        verdict: SentenceVerdict,
+        cited: list[SourceEvidence],
+        subject: frozenset[str],
+        site_stems: frozenset[str],
+    ) -> None:
         vocabulary = frozenset().union(*(e.words for e in cited)) if cited else frozenset()
-        unknown = [n for n in name_tokens(verdict.clean, site_stems)
-                   if not _known(n, vocabulary, subject)]
+        unknown = [
+            n for n in name_tokens(verdict.clean, site_stems) if not _known(n, vocabulary, subject)
+        ]
         if unknown:
             verdict.problems["names"] = _missing(unknown)
         injected = instruction_in(verdict.clean)
         if injected:
             verdict.problems["instructions"] = injected
 
-    def _negation(self, verdict: SentenceVerdict, own: set[str],
-                  cited: list[SourceEvidence]) -> None:
+    def _negation(
+        self, verdict: SentenceVerdict, own: set[str], cited: list[SourceEvidence]
+    ) -> None:
         """A sentence may not deny more than the source sentence sharing most words with it."""
         negations = len(_NEGATION.findall(verdict.clean))
         if not negations or not cited:
             return
-        pairs = [(len(own & stems), s) for e in cited
-                 for s, (_, stems) in zip(e.sentences, e.sentence_facts[1:], strict=True)]
+        pairs = [
+            (len(own & stems), s)
+            for e in cited
+            for s, (_, stems) in zip(e.sentences, e.sentence_facts[1:], strict=True)
+        ]
         closest = max(pairs, key=lambda pair: pair[0])[1] if pairs else ""
         if negations > len(_NEGATION.findall(closest)):
             verdict.problems["support"] = f"negates its closest source sentence: '{closest[:80]}'"
 
-    def _support(self, verdict: SentenceVerdict, vector: np.ndarray | None,
-                 cited: list[SourceEvidence], question_vector: np.ndarray) -> None:
+    def _support(
+        self,
+        verdict: SentenceVerdict,
+        vector: np.ndarray | None,
+        cited: list[SourceEvidence],
+        question_vector: np.ndarray,
+    ) -> None:
         """Cosine to the best-matching cited sentence plus word coverage, against the threshold."""
         weight = self.lexical_weight
         if vector is not None:
@@ -404,29 +556,49 @@ class Verifier:
         if verdict.support < self.support_threshold:
             verdict.problems["support"] = (
                 f"{verdict.support:.3f} < {self.support_threshold:.3f} "
-                f"(cosine {verdict.cosine:.3f}, coverage {verdict.coverage:.2f})")
+                f"(cosine {verdict.cosine:.3f}, coverage {verdict.coverage:.2f})"
+            )
 
-    def _keeps_the_point(self, kept: list[SentenceVerdict], verdicts: list[SentenceVerdict],
-                         evidence: list[SourceEvidence], question_vector: np.ndarray) -> bool:
+    def _keeps_the_point(
+        self,
+        kept: list[SentenceVerdict],
+        verdicts: list[SentenceVerdict],
+        evidence: list[SourceEvidence],
+        question_vector: np.ndarray,
+    ) -> bool:
         """Without the lead sentence, what is kept must be about as close to the question."""
         vectors = self._vectors(verdicts, evidence)
         relevance = {s: float(v @ question_vector) for s, v in vectors.items()}
-        return (max(relevance[v.clean] for v in kept)
-                >= max(relevance[v.clean] for v in verdicts) - ANSWER_MARGIN)
+        return (
+            max(relevance[v.clean] for v in kept)
+            >= max(relevance[v.clean] for v in verdicts) - ANSWER_MARGIN
+        )
 
     def _checks(self, verdicts: list[SentenceVerdict], ms: float) -> list[Check]:
         checks = []
         for name in CHECK_NAMES:
-            failed = [f"sentence {i}: {v.problems[name]}"
-                      for i, v in enumerate(verdicts, 1) if name in v.problems]
-            checks.append(Check(f"verify_{name}", not failed,
-                                "; ".join(failed) if failed
-                                else f"{len(verdicts)} sentence(s) pass"))
+            failed = [
+                f"sentence {i}: {v.problems[name]}"
+                for i, v in enumerate(verdicts, 1)
+                if name in v.problems
+            ]
+            checks.append(
+                Check(
+                    f"verify_{name}",
+                    not failed,
+                    "; ".join(failed) if failed else f"{len(verdicts)} sentence(s) pass",
+                )
+            )
         scores = ", ".join(f"{v.support:.2f}" for v in verdicts)
-        checks.append(Check("verify_summary", all(v.ok for v in verdicts) and bool(verdicts),
-                            f"{sum(v.ok for v in verdicts)} of {len(verdicts)} sentence(s) "
-                            f"verified in "
-                            f"{ms:.1f} ms; support [{scores}] vs {self.support_threshold:.2f}"))
+        checks.append(
+            Check(
+                "verify_summary",
+                all(v.ok for v in verdicts) and bool(verdicts),
+                f"{sum(v.ok for v in verdicts)} of {len(verdicts)} sentence(s) "
+                f"verified in "
+                f"{ms:.1f} ms; support [{scores}] vs {self.support_threshold:.2f}",
+            )
+        )
         return checks
 
 
@@ -437,8 +609,9 @@ def verdict_needs_cosine(verdict: SentenceVerdict, weight: float, threshold: flo
 
 def answer_sentences(answer: str) -> list[str]:
     """A draft's sentences, each keeping its markers ("... done. [1] Next" -> "... done [1].")."""
-    text = _MARKERS_AFTER_STOP.sub(lambda m: f" {m.group(2).strip()}{m.group(1)} ",
-                                   answer.replace(NOT_ON_SITE, " "))
+    text = _MARKERS_AFTER_STOP.sub(
+        lambda m: f" {m.group(2).strip()}{m.group(1)} ", answer.replace(NOT_ON_SITE, " ")
+    )
     return split_sentences(text.strip())
 
 
@@ -449,8 +622,11 @@ def _missing(items: list[str]) -> str:
 def _known(name: str, vocabulary: frozenset[str], subject: frozenset[str]) -> bool:
     bare = re.sub(r"['’]s$", "", name).lower()
     parts = [p for p in re.split(r"[-/]", bare) if p]
-    return bare in vocabulary or bare in subject or (
-        len(parts) > 1 and all(p in vocabulary or p in subject for p in parts))
+    return (
+        bare in vocabulary
+        or bare in subject
+        or (len(parts) > 1 and all(p in vocabulary or p in subject for p in parts))
+    )
 
 
 def renumber(kept: list[SentenceVerdict]) -> tuple[str, tuple[int, ...]]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from sitecite.errors import SiteciteError
+from sitecite.procs import pid_alive
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -113,7 +114,7 @@ class RunStore:
             (digest, fingerprint),
         ).fetchall()
         for row in rows:
-            if row["pid"] == os.getpid() or not _alive(row["pid"]):
+            if row["pid"] == os.getpid() or not pid_alive(row["pid"]):
                 return self._run(row)
         return None
 
@@ -238,15 +239,3 @@ class RunStore:
             {"run_id": str(r["run_id"]), "created": r["created"], "text": r["text"]}
             for r in self._db.execute(query + " ORDER BY id", params).fetchall()
         ]
-
-
-def _alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

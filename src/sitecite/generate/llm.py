@@ -51,8 +51,9 @@ class CircuitBreaker:
     failure opens it again.
     """
 
-    def __init__(self, failures: int, cooldown: float,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, failures: int, cooldown: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.failures = failures
         self.cooldown = cooldown
         self.clock = clock
@@ -133,11 +134,13 @@ class LLMGenerator(Generator):
 
     name = "llm"
 
-    def __init__(self, links: list[Link], fallback: Generator, verifier: Verifier,
-                 policy: str = "drop") -> None:
+    def __init__(
+        self, links: list[Link], fallback: Generator, verifier: Verifier, policy: str = "drop"
+    ) -> None:
         if policy not in ("drop", "fallback", "refuse"):
-            raise ConfigError(f"bad setting 'llm.verify_policy': '{policy}' is not drop, "
-                              "fallback or refuse")
+            raise ConfigError(
+                f"bad setting 'llm.verify_policy': '{policy}' is not drop, fallback or refuse"
+            )
         self.links = links
         self.fallback = fallback
         self.verifier = verifier
@@ -149,9 +152,14 @@ class LLMGenerator(Generator):
         prompt = render(prepared.messages)
         for link in self.links:
             if not link.breaker.allow():
-                run.attempts.append({"provider": link.name, "status": None, "ms": 0.0,
-                                     "error": "skipped: circuit open for "
-                                              f"{link.breaker.remaining():.0f}s more"})
+                run.attempts.append(
+                    {
+                        "provider": link.name,
+                        "status": None,
+                        "ms": 0.0,
+                        "error": f"skipped: circuit open for {link.breaker.remaining():.0f}s more",
+                    }
+                )
                 continue
             reply = self._ask(link, prepared.messages, run)
             if reply is None:
@@ -173,33 +181,55 @@ class LLMGenerator(Generator):
         index = context.index
         vectors = [index.sentence_vectors[_slice(index.sentence_rows(row))] for row in context.rows]
         evidence = build_evidence(context.sections, vectors)
-        sources = [PromptSource(n, s.title, s.heading, tuple(e.sentences))
-                   for n, (s, e) in enumerate(zip(context.sections, evidence, strict=True),
-                                              start=1)]
+        sources = [
+            PromptSource(n, s.title, s.heading, tuple(e.sentences))
+            for n, (s, e) in enumerate(zip(context.sections, evidence, strict=True), start=1)
+        ]
         removed = [(e.position + 1, q) for e in evidence for q in e.quarantined]
-        check = Check("source_instructions", not removed,
-                      "; ".join(f"[{n}] kept out of the prompt: '{q[:80]}'" for n, q in removed)
-                      if removed else "no source sentence reads as an instruction")
-        return Prepared(build_messages(context.question, sources, _subject(context)), evidence,
-                        check)
+        check = Check(
+            "source_instructions",
+            not removed,
+            "; ".join(f"[{n}] kept out of the prompt: '{q[:80]}'" for n, q in removed)
+            if removed
+            else "no source sentence reads as an instruction",
+        )
+        return Prepared(
+            build_messages(context.question, sources, _subject(context)), evidence, check
+        )
 
-    def verify(self, answer: str, citations: tuple[int, ...], evidence: list[SourceEvidence],
-               context: Context) -> Verification:
-        return self.verifier.verify(answer, evidence, context.query_vector, citations,
-                                    context.index.subject_words, context.index.vocabulary)
+    def verify(
+        self,
+        answer: str,
+        citations: tuple[int, ...],
+        evidence: list[SourceEvidence],
+        context: Context,
+    ) -> Verification:
+        return self.verifier.verify(
+            answer,
+            evidence,
+            context.query_vector,
+            citations,
+            context.index.subject_words,
+            context.index.vocabulary,
+        )
 
     def _ask(self, link: Link, messages: list[dict[str, str]], run: Run) -> ModelReply | None:
         """One provider's reply, parsed; a malformed reply is repaired or asked for once more."""
         conversation = list(messages)
         for turn in (1, 2):
             try:
-                result = link.client.complete(conversation, temperature=link.temperature,
-                                              max_tokens=link.max_tokens, json_mode=link.json_mode,
-                                              reasoning_effort=link.reasoning_effort)
+                result = link.client.complete(
+                    conversation,
+                    temperature=link.temperature,
+                    max_tokens=link.max_tokens,
+                    json_mode=link.json_mode,
+                    reasoning_effort=link.reasoning_effort,
+                )
             except ProviderError as exc:
                 attempts = exc.attempts if isinstance(exc, ChatError) else ()
-                run.attempts.extend(attempts or ({"provider": link.name, "status": None,
-                                                  "error": str(exc)},))
+                run.attempts.extend(
+                    attempts or ({"provider": link.name, "status": None, "error": str(exc)},)
+                )
                 link.breaker.record(False, exc.retry_after if isinstance(exc, ChatError) else None)
                 run.checks.append(Check(f"llm_{link.name}", False, str(exc)))
                 return None
@@ -212,14 +242,18 @@ class LLMGenerator(Generator):
                 return reply
             run.attempts[-1]["error"] = "reply is not the JSON asked for"
             if turn == 1:
-                conversation = [*messages, {"role": "assistant", "content": result.text},
-                                {"role": "user", "content": REPAIR_MESSAGE}]
+                conversation = [
+                    *messages,
+                    {"role": "assistant", "content": result.text},
+                    {"role": "user", "content": REPAIR_MESSAGE},
+                ]
         link.breaker.record(False)
         run.checks.append(Check(f"llm_{link.name}", False, "malformed JSON twice"))
         return None
 
-    def _decide(self, verification: Verification, context: Context, link: Link, run: Run,
-                prompt: str) -> Draft | None:
+    def _decide(
+        self, verification: Verification, context: Context, link: Link, run: Run, prompt: str
+    ) -> Draft | None:
         """The policy: a clean draft passes; otherwise drop, fall back or refuse."""
         generator = f"llm:{link.name}"
         if verification.clean:
@@ -227,20 +261,32 @@ class LLMGenerator(Generator):
             return self._draft(run, prompt, verification.text, verification.cited, False, generator)
         failed = sum(not s.ok for s in verification.sentences)
         total = len(verification.sentences)
-        if self.policy == "drop" and verification.answers and has_answer_kind(
-                context.answer_kind, verification.text, context.question):
-            run.checks.append(Check("verify_policy", False,
-                                    f"drop: removed {failed} of {total} sentence(s); "
-                                    "the rest still answers"))
+        if (
+            self.policy == "drop"
+            and verification.answers
+            and has_answer_kind(context.answer_kind, verification.text, context.question)
+        ):
+            run.checks.append(
+                Check(
+                    "verify_policy",
+                    False,
+                    f"drop: removed {failed} of {total} sentence(s); the rest still answers",
+                )
+            )
             return self._draft(run, prompt, verification.text, verification.cited, False, generator)
         if self.policy == "refuse":
-            run.checks.append(Check("verify_policy", False,
-                                    f"refuse: {failed} of {total} sentence(s) failed"))
+            run.checks.append(
+                Check("verify_policy", False, f"refuse: {failed} of {total} sentence(s) failed")
+            )
             return self._draft(run, prompt, "", (), True, generator, "unverified")
-        reason = ("nothing verified still answers" if self.policy == "drop"
-                  else f"{failed} sentence(s) failed")
-        run.checks.append(Check("verify_policy", False,
-                                f"{self.policy}: {reason}; extractive answer instead"))
+        reason = (
+            "nothing verified still answers"
+            if self.policy == "drop"
+            else f"{failed} sentence(s) failed"
+        )
+        run.checks.append(
+            Check("verify_policy", False, f"{self.policy}: {reason}; extractive answer instead")
+        )
         return None
 
     def _fall_back(self, context: Context, prepared: Prepared, run: Run, prompt: str) -> Draft:
@@ -249,24 +295,48 @@ class LLMGenerator(Generator):
         run.checks.extend(draft.checks)
         name = draft.generator or "extractive"
         if draft.refused:
-            return self._draft(run, prompt, "", (), True, name,
-                               draft.refusal_reason or "fallback_refused")
+            return self._draft(
+                run, prompt, "", (), True, name, draft.refusal_reason or "fallback_refused"
+            )
         numbered = _renumber_to_context(draft.text, draft.cited)
         verification = self.verify(numbered, (), prepared.evidence, context)
         if not verification.text:
-            run.checks.append(Check("fallback", False,
-                                    "the extractive answer did not verify either"))
+            run.checks.append(
+                Check("fallback", False, "the extractive answer did not verify either")
+            )
             return self._draft(run, prompt, "", (), True, name, "unverified")
-        run.checks.append(Check("fallback", True,
-                                f"extractive answer, {len(verification.sentences)} sentence(s) "
-                                f"checked, {sum(s.ok for s in verification.sentences)} kept"))
+        run.checks.append(
+            Check(
+                "fallback",
+                True,
+                f"extractive answer, {len(verification.sentences)} sentence(s) "
+                f"checked, {sum(s.ok for s in verification.sentences)} kept",
+            )
+        )
         return self._draft(run, prompt, verification.text, verification.cited, False, name)
 
-    def _draft(self, run: Run, prompt: str, text: str, cited: tuple[int, ...], refused: bool,
-               generator: str, reason: str = "") -> Draft:
-        return Draft(text, cited, refused, generator, refusal_reason=reason, prompt=prompt,
-                     raw_output=run.raw_output, checks=tuple(run.checks),
-                     attempts=tuple(run.attempts), tokens=run.tokens)
+    def _draft(
+        self,
+        run: Run,
+        prompt: str,
+        text: str,
+        cited: tuple[int, ...],
+        refused: bool,
+        generator: str,
+        reason: str = "",
+    ) -> Draft:
+        return Draft(
+            text,
+            cited,
+            refused,
+            generator,
+            refusal_reason=reason,
+            prompt=prompt,
+            raw_output=run.raw_output,
+            checks=tuple(run.checks),
+            attempts=tuple(run.attempts),
+            tokens=run.tokens,
+        )
 
 
 def _slice(rows: range) -> slice:
@@ -282,21 +352,40 @@ def _subject(context: Context) -> str:
 
 def _renumber_to_context(text: str, cited: tuple[int, ...]) -> str:
     """A draft's `[n]` (numbered in `cited` order) as 1-based context positions, for verify."""
-    return re.sub(r"\[(\d+)\]", lambda m: f"[{cited[int(m.group(1)) - 1] + 1}]"
-                  if 0 < int(m.group(1)) <= len(cited) else m.group(0), text)
+    return re.sub(
+        r"\[(\d+)\]",
+        lambda m: (
+            f"[{cited[int(m.group(1)) - 1] + 1}]"
+            if 0 < int(m.group(1)) <= len(cited)
+            else m.group(0)
+        ),
+        text,
+    )
 
 
-def make_llm_generator(settings: Settings, extractive: Generator, embedder: Embedder,
-                       environ: Mapping[str, str] | None = None) -> LLMGenerator:
+def make_llm_generator(
+    settings: Settings,
+    extractive: Generator,
+    embedder: Embedder,
+    environ: Mapping[str, str] | None = None,
+) -> LLMGenerator:
     """The chain from `llm` and `llm.fallbacks`, checked now: bad settings fail before questions."""
     llm = settings.llm
     count_tokens = getattr(embedder, "count_tokens", None)
     links = [_link(llm, _primary(llm), "llm", count_tokens, environ)]
     for position, entry in enumerate(llm.fallbacks):
-        links.append(_link(llm, parse_fallback(entry, position), f"llm.fallbacks[{position}]",
-                           count_tokens, environ))
-    threshold = (DEFAULT_SUPPORT_THRESHOLD if llm.support_threshold is None
-                 else llm.support_threshold)
+        links.append(
+            _link(
+                llm,
+                parse_fallback(entry, position),
+                f"llm.fallbacks[{position}]",
+                count_tokens,
+                environ,
+            )
+        )
+    threshold = (
+        DEFAULT_SUPPORT_THRESHOLD if llm.support_threshold is None else llm.support_threshold
+    )
     return LLMGenerator(links, extractive, Verifier(embedder, threshold), llm.verify_policy)
 
 
@@ -305,25 +394,44 @@ def _primary(llm: LLMSettings) -> dict[str, Any]:
     if llm.provider:
         known = PROVIDERS.get(llm.provider.lower())
         if known is None:
-            raise ConfigError(f"bad setting 'llm.provider': unknown provider '{llm.provider}'; "
-                              "known: "
-                              f"{', '.join(sorted(PROVIDERS))} (or set llm.base_url)")
+            raise ConfigError(
+                f"bad setting 'llm.provider': unknown provider '{llm.provider}'; "
+                "known: "
+                f"{', '.join(sorted(PROVIDERS))} (or set llm.base_url)"
+            )
         base_url = base_url or known.base_url
     if not base_url:
-        raise ConfigError("generator = \"llm\" needs llm.base_url (or llm.provider) and llm.model")
-    return {"base_url": base_url, "model": llm.model, "api_key": llm.api_key,
-            "api_key_env": llm.api_key_env}
+        raise ConfigError('generator = "llm" needs llm.base_url (or llm.provider) and llm.model')
+    return {
+        "base_url": base_url,
+        "model": llm.model,
+        "api_key": llm.api_key,
+        "api_key_env": llm.api_key_env,
+    }
 
 
-def _link(llm: LLMSettings, data: Mapping[str, Any], key: str,
-          count_tokens: Callable[[str], int] | None, environ: Mapping[str, str] | None) -> Link:
+def _link(
+    llm: LLMSettings,
+    data: Mapping[str, Any],
+    key: str,
+    count_tokens: Callable[[str], int] | None,
+    environ: Mapping[str, str] | None,
+) -> Link:
     endpoint = resolve_endpoint(data, key, environ)
-    client = ChatClient(endpoint.base_url, endpoint.model, endpoint.api_key, name=endpoint.name,
-                        timeout=float(endpoint.setting("timeout_seconds", llm.timeout_seconds)),
-                        retries=int(endpoint.setting("retries",
-                                                     llm.retries)), count_tokens=count_tokens)
-    return Link(client, CircuitBreaker(llm.breaker_failures, llm.breaker_cooldown_seconds),
-                float(endpoint.setting("temperature", llm.temperature)),
-                int(endpoint.setting("max_tokens", llm.max_tokens)),
-                bool(endpoint.setting("json_mode", llm.json_mode)),
-                str(endpoint.setting("reasoning_effort", llm.reasoning_effort)))
+    client = ChatClient(
+        endpoint.base_url,
+        endpoint.model,
+        endpoint.api_key,
+        name=endpoint.name,
+        timeout=float(endpoint.setting("timeout_seconds", llm.timeout_seconds)),
+        retries=int(endpoint.setting("retries", llm.retries)),
+        count_tokens=count_tokens,
+    )
+    return Link(
+        client,
+        CircuitBreaker(llm.breaker_failures, llm.breaker_cooldown_seconds),
+        float(endpoint.setting("temperature", llm.temperature)),
+        int(endpoint.setting("max_tokens", llm.max_tokens)),
+        bool(endpoint.setting("json_mode", llm.json_mode)),
+        str(endpoint.setting("reasoning_effort", llm.reasoning_effort)),
+    )

@@ -34,6 +34,7 @@ from sitecite.index.store import (
 )
 from sitecite.index.swap import recover, swap_in
 from sitecite.ingest import CHUNKER_VERSION, load_site
+from sitecite.procs import pid_alive
 from sitecite.text import STOPWORDS, bm25_tokens, words
 from sitecite.types import Section
 
@@ -185,19 +186,9 @@ def _remove_stale_temporaries(target: Path) -> None:
         return
     for candidate in target.parent.glob(f".{target.name}.tmp-*"):
         pid = candidate.name.split(".tmp-", 1)[1].split("-", 1)[0]
-        if pid.isdigit() and _alive(int(pid)) and int(pid) != os.getpid():
+        if pid.isdigit() and pid_alive(int(pid)) and int(pid) != os.getpid():
             continue
         shutil.rmtree(candidate, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _embed(
