@@ -34,6 +34,9 @@ from sitecite.embed import Embedder, get_embedder
 from sitecite.index.build import build_index
 from sitecite.index.store import Index, load_index
 from sitecite.retrieve import (
+    HNSW_EF_CONSTRUCTION,
+    HNSW_EF_SEARCH,
+    HNSW_M,
     approximate_dense_scores,
     bm25_scores,
     cosine_loop_search,
@@ -269,7 +272,8 @@ def print_report(
         if "hnsw_fused_agreement@8" in r
     )
     out.print(
-        f"HNSW (M=32, efConstruction=80, efSearch=max(128, candidates)) build time: {builds}; "
+        f"HNSW (M={HNSW_M}, efConstruction={HNSW_EF_CONSTRUCTION}, efSearch={HNSW_EF_SEARCH}) "
+        f"build time: {builds}; "
         f"fused top 8 shared with exact search: {agreement}"
     )
     if cross["first_size_over"] is None:

@@ -39,6 +39,21 @@ def test_convex_fusion_at_alpha_zero_is_the_bm25_ranking(seed: int) -> None:
     assert top_k(fused, matching).tolist() == top_k(bm25, matching).tolist()
 
 
+@pytest.mark.parametrize("n", [7, 5_000, 200_000])
+def test_top_k_equals_a_full_stable_sort(n: int) -> None:
+    rng = np.random.default_rng(n)
+    patterns = [
+        rng.standard_normal(n).astype(np.float32),
+        rng.integers(0, 4, n).astype(np.float32),  # many ties
+        np.where(rng.random(n) < 0.001, rng.random(n), 0.0).astype(np.float32),  # mostly zero
+        np.where(rng.random(n) < 0.9, -np.inf, rng.random(n)).astype(np.float32),
+    ]
+    for scores in patterns:
+        reference = np.lexsort((np.arange(n), -scores))
+        for k in (1, 8, 100, 5_000):
+            assert top_k(scores, k).tolist() == reference[: min(k, n)].tolist()
+
+
 def test_reciprocal_rank_fusion_by_hand() -> None:
     #            d0    d1    d2    d3    d4
     cosine = np.array([0.9, 0.8, 0.1, 0.5, 0.0], dtype=np.float32)  # ranks d0 d1 d3 d2 | d4
