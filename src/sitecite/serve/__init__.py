@@ -1,6 +1,6 @@
 """Serving: the HTTP API, the Cmd-K widget, the demo, lab and how-it-works pages.
 
-create_app(index_dir, settings)   the ASGI app (FastAPI)
+create_app(index_dir, settings)   the ASGI app (Starlette)
 run_server(index_dir, settings, host, port, on_ready)   blocking; on_ready(url) once listening
 """
 
