@@ -7,6 +7,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / ".." / "shared" / "data"
@@ -24,15 +33,6 @@ class RichReporter:
     """The index builder's Reporter protocol drawn as a rich progress bar (on stderr)."""
 
     def __init__(self) -> None:
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeRemainingColumn,
-        )
-
         self.progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -41,7 +41,7 @@ class RichReporter:
             console=Console(stderr=True),
             transient=True,
         )
-        self.task: int | None = None
+        self.task: TaskID | None = None
 
     def __enter__(self) -> RichReporter:
         self.progress.start()
@@ -78,10 +78,8 @@ def bootstrap_interval(
     return float(low), float(high)
 
 
-def console():  # type: ignore[no-untyped-def]
+def console() -> Console:
     """A rich console wide enough for the benchmark tables even when output is redirected."""
-    from rich.console import Console
-
     return Console(width=150) if not sys.stdout.isatty() else Console()
 
 

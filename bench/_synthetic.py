@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import overload
 
+import bm25s
 import numpy as np
 
 from sitecite.index.store import Index
@@ -27,10 +28,10 @@ class SyntheticSections(Sequence[Section]):
     """Sections made on demand: `search` only touches the few it returns."""
 
     def __init__(self, count: int) -> None:
-        self.count = count
+        self.total = count
 
     def __len__(self) -> int:
-        return self.count
+        return self.total
 
     @overload
     def __getitem__(self, row: int) -> Section: ...
@@ -40,10 +41,10 @@ class SyntheticSections(Sequence[Section]):
 
     def __getitem__(self, row: int | slice) -> Section | Sequence[Section]:
         if isinstance(row, slice):
-            return [self[i] for i in range(*row.indices(self.count))]
-        if not -self.count <= row < self.count:
+            return [self[i] for i in range(*row.indices(self.total))]
+        if not -self.total <= row < self.total:
             raise IndexError(row)
-        row %= self.count
+        row %= self.total
         return Section(
             id=f"synthetic#{row}",
             page_id="synthetic",
@@ -55,7 +56,7 @@ class SyntheticSections(Sequence[Section]):
         )
 
     def __iter__(self) -> Iterator[Section]:
-        return (self[i] for i in range(self.count))
+        return (self[i] for i in range(self.total))
 
 
 @dataclass
@@ -90,9 +91,8 @@ def synthetic_vectors(base: Base, parents: np.ndarray, rng: np.random.Generator)
     return out
 
 
-def synthetic_bm25(base: Base, parents: np.ndarray, rng: np.random.Generator):  # type: ignore[no-untyped-def]
+def synthetic_bm25(base: Base, parents: np.ndarray, rng: np.random.Generator) -> bm25s.BM25:
     """A bm25s index (bm25s' defaults, as index/build.py makes it) over synthetic token lists."""
-    import bm25s
     from bm25s.tokenization import Tokenized
 
     lengths = np.diff(base.offsets)[parents]
@@ -111,7 +111,7 @@ def synthetic_index(base: Base, count: int, seed: int = 0) -> Index:
     return Index(
         Path("synthetic"),
         {"embedder": {"id": "synthetic"}},
-        SyntheticSections(count),  # type: ignore[arg-type]
+        SyntheticSections(count),
         vectors,
         np.zeros((0, vectors.shape[1]), dtype=np.float32),
         np.zeros(count + 1, dtype=np.int64),

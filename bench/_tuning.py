@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, TypeVar
 
 import numpy as np
 from _metrics import per_query, summarise
@@ -101,7 +101,7 @@ TOKENISATIONS = tuple(
 BM25_PARAMETERS = ((1.5, 0.75), (0.9, 0.4), (1.2, 0.75), (1.2, 0.9), (2.0, 0.75))
 
 
-def fusion_grid() -> Iterable[dict[str, object]]:
+def fusion_grid() -> Iterable[dict[str, Any]]:
     for candidates in (100, 1000):
         for alpha in np.round(np.arange(0.0, 1.0001, 0.05), 2):
             yield {"fusion": "convex", "alpha": float(alpha), "candidates": candidates}
@@ -109,7 +109,12 @@ def fusion_grid() -> Iterable[dict[str, object]]:
             yield {"fusion": "rrf", "rrf_k": rrf_k, "candidates": candidates}
 
 
-def best(results: list[tuple[object, float]], tolerance: float = 0.0005) -> tuple[object, float]:
+Candidate = TypeVar("Candidate")
+
+
+def best(
+    results: list[tuple[Candidate, float]], tolerance: float = 0.0005
+) -> tuple[Candidate, float]:
     """The highest score; among those within `tolerance` of it, the first listed (the simpler)."""
     top = max(score for _, score in results)
     return next(pair for pair in results if pair[1] >= top - tolerance)
@@ -148,7 +153,7 @@ def tune(
         f"stage 1: BM25 tokenisation (BM25 alone | fused with {base.fusion} alpha={base.alpha}); "
         "* = title repeated, which index/build.py cannot do by default yet: reported, not chosen"
     )
-    adoptable: list[tuple[object, float]] = []
+    adoptable: list[tuple[Tokenisation, float]] = []
     matrices = {}
     for tokenisation in TOKENISATIONS:
         settings = base.model_copy(
@@ -164,8 +169,7 @@ def tune(
             matrices[tokenisation] = bm25
         mark = " " if tokenisation.title_repeats == 1 else "*"
         say(f" {mark}{tokenisation.label:32} {alone:.4f} | {fused:.4f}")
-    chosen, _ = best(adoptable)
-    tokenisation = cast(Tokenisation, chosen)
+    tokenisation, _ = best(adoptable)
     base = base.model_copy(
         update={"stopwords": tokenisation.stopwords, "stemmer": tokenisation.stemmer}
     )
@@ -178,17 +182,17 @@ def tune(
 
     say("stage 3: fusion function, weight and candidate depth")
     bm25 = matrices[tokenisation]
-    results: list[tuple[object, float]] = []
+    results: list[tuple[dict[str, Any], float]] = []
     for overrides in fusion_grid():
         score = ndcg(qids, cosine, bm25, base.model_copy(update=overrides), doc_ids, qrels)
         results.append((overrides, score))
     for fusion, knob in (("convex", "alpha"), ("rrf", "rrf_k")):
-        for depth in sorted({o["candidates"] for o, _ in results}):  # type: ignore[index]
+        for depth in sorted({o["candidates"] for o, _ in results}):
             line = " ".join(
                 f"{o[knob]}:{v:.4f}"
-                for o, v in results  # type: ignore[index]
+                for o, v in results
                 if o["fusion"] == fusion and o["candidates"] == depth
-            )  # type: ignore[index]
+            )
             say(f"  {fusion} by {knob}, candidates {depth}: {line}")
     overrides, score = best(results)
-    return Choice(tokenisation, base.model_copy(update=cast(dict[str, object], overrides)), score)
+    return Choice(tokenisation, base.model_copy(update=overrides), score)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from _common import bootstrap_interval, console
@@ -110,15 +111,15 @@ def print_table(
 ) -> None:
     from rich.table import Table
 
-    def cell(stats: dict[str, object], metric: str) -> str:
-        low, high = stats[f"{metric}_ci95"]  # type: ignore[misc]
+    def cell(stats: dict[str, Any], metric: str) -> str:
+        low, high = stats[f"{metric}_ci95"]
         return f"{stats[metric]:.4f} [{low:.3f}, {high:.3f}]"
 
     def published(value: float | None) -> str:
         return "" if value is None else f"{value:.4f}"
 
     table = Table(
-        title=f"SciFact test ({queries} queries), sitecite vs published; [bootstrap 95% CI]"
+        title=f"SciFact test ({queries} queries), sitecite vs published, bootstrap 95% CI in brackets"
     )
     for column in ("ranking", "nDCG@10", "R@10", "R@100", "check | source"):
         table.add_column(column)

@@ -124,7 +124,7 @@ def fusion_latency(
     )
 
 
-def overlap(first: Sequence[int], second: Sequence[int]) -> float:
+def overlap(first: Sequence[object], second: Sequence[object]) -> float:
     return len(set(first) & set(second)) / max(len(first), 1)
 
 
