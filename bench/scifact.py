@@ -119,7 +119,7 @@ def print_table(
         return "" if value is None else f"{value:.4f}"
 
     table = Table(
-        title=f"SciFact test ({queries} queries), sitecite vs published, bootstrap 95% CI in brackets"
+        title=f"SciFact test ({queries} queries), sitecite vs published (95% bootstrap CI)"
     )
     for column in ("ranking", "nDCG@10", "R@10", "R@100", "check | source"):
         table.add_column(column)
