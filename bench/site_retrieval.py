@@ -50,7 +50,9 @@ def with_tokenisation(index: Index, settings: RetrieveSettings) -> Index:
     retriever = bm25s.BM25()
     texts = [section.embed_text for section in index.sections]
     retriever.index(bm25_tokens(texts, settings.stopwords, settings.stemmer), show_progress=False)
-    return dataclasses.replace(index, bm25=retriever)
+    tokenizer = {"stopwords": settings.stopwords, "stemmer": settings.stemmer}
+    manifest = {**index.manifest, "bm25": tokenizer}
+    return dataclasses.replace(index, bm25=retriever, manifest=manifest)
 
 
 def evaluate_site(

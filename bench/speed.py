@@ -88,7 +88,7 @@ def measure_size(
     row["dense"] = percentiles_ms(
         timed(lambda i: top_k(dense_scores(index.vectors, vectors[i]), K), count)
     )
-    row["bm25"] = percentiles_ms(timed(lambda i: bm25_scores(index, texts[i], settings), count))
+    row["bm25"] = percentiles_ms(timed(lambda i: bm25_scores(index, texts[i]), count))
     row["fusion"] = fusion_latency(index, vectors, texts, settings)
     row["search"] = percentiles_ms(
         timed(lambda i: search(index, vectors[i], texts[i], K, -1.0, settings), count)
@@ -118,7 +118,7 @@ def fusion_latency(
 ) -> tuple[float, float]:
     """Fusion alone, on score arrays computed beforehand (freed on return: 1.6 GB at 1M)."""
     cosine = [dense_scores(index.vectors, v) for v in vectors[: len(texts)]]
-    lexical = [bm25_scores(index, t, settings) for t in texts]
+    lexical = [bm25_scores(index, t) for t in texts]
     return percentiles_ms(
         timed(lambda i: top_k(fuse(cosine[i], lexical[i], settings), K), len(texts))
     )

@@ -65,21 +65,33 @@ def progress(items: Iterable[T], label: str) -> Iterator[T]:
     for done, item in enumerate(items, start=1):
         yield item
         if done % 10 == 0 or done == len(items):
-            print(f"\r{label}: {done}/{len(items)} ({time.perf_counter() - started:.0f}s)",
-                  end="\n" if done == len(items) else "", file=sys.stderr, flush=True)
+            print(
+                f"\r{label}: {done}/{len(items)} ({time.perf_counter() - started:.0f}s)",
+                end="\n" if done == len(items) else "",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 def answerable(path: Path) -> list[str]:
     data = json.loads(path.read_text())
-    return [q["question"] for q in data["questions"] if q.get("expect", "answer") == "answer"
-            and q["category"] not in ("abstention", "adversarial")]
+    return [
+        q["question"]
+        for q in data["questions"]
+        if q.get("expect", "answer") == "answer"
+        and q["category"] not in ("abstention", "adversarial")
+    ]
 
 
 def engine_for(server: ScriptedLLM) -> Engine:
     embedder = get_embedder(DEFAULT_EMBEDDER, threads=1)  # as `sitecite serve` runs it
     build_index(SITE, INDEX_DIR, embedder)
-    flags = {"generator": "llm", "llm.base_url": server.base_url, "llm.model": "scripted",
-             "llm.retries": 0}
+    flags = {
+        "generator": "llm",
+        "llm.base_url": server.base_url,
+        "llm.model": "scripted",
+        "llm.retries": 0,
+    }
     settings = load_settings(flags, config_file=None, environ={})
     return Engine.for_index(load_index(INDEX_DIR, embedder.id), settings, embedder)
 
@@ -89,18 +101,34 @@ def contexts(engine: Engine, questions: list[str]) -> list[Context]:
     out = []
     for question in questions:
         vector = engine.embedder.embed_query(question)
-        hits = search(engine.index, vector, question, engine.settings.k, engine.threshold,
-                      engine.settings.retrieve).hits
+        hits = search(
+            engine.index,
+            vector,
+            question,
+            engine.settings.k,
+            engine.threshold,
+            engine.settings.retrieve,
+        ).hits
         admitted = [h.section for h in hits if h.admitted]
         if admitted:
             rows = [engine.index.row_of[s.id] for s in admitted]
-            out.append(Context(question, vector, engine.index, rows, admitted, engine.embedder,
-                               screen_question(question).answer_kind))
+            out.append(
+                Context(
+                    question,
+                    vector,
+                    engine.index,
+                    rows,
+                    admitted,
+                    engine.embedder,
+                    screen_question(question).answer_kind,
+                )
+            )
     return out
 
 
-Scored = tuple[list[SentenceVerdict], list[tuple[str, SentenceVerdict]],
-               list[tuple[float, float, float, int]]]
+Scored = tuple[
+    list[SentenceVerdict], list[tuple[str, SentenceVerdict]], list[tuple[float, float, float, int]]
+]
 
 
 def scored_sentences(engine: Engine, questions: list[str], label: str) -> Scored:
@@ -138,12 +166,20 @@ def scored_sentences(engine: Engine, questions: list[str], label: str) -> Scored
 def calibrate(engine: Engine) -> dict[str, Any]:
     honest, lies, _ = scored_sentences(engine, answerable(CALIBRATION), "calibration set")
     weakest = min(v.support for v in honest)
-    left = [v.support for _, v in lies if not set(v.problems) - {"support"}
-            and not v.problems.get("support", "").startswith("negates")]
+    left = [
+        v.support
+        for _, v in lies
+        if not set(v.problems) - {"support"}
+        and not v.problems.get("support", "").startswith("negates")
+    ]
     strongest = max(left) if left else 0.0
-    return {"weakest_faithful": round(weakest, 4), "strongest_corrupted_left_to_support":
-            round(strongest, 4), "threshold": round((weakest + strongest) / 2, 2),
-            "faithful_sentences": len(honest), "corrupted_sentences": len(lies)}
+    return {
+        "weakest_faithful": round(weakest, 4),
+        "strongest_corrupted_left_to_support": round(strongest, 4),
+        "threshold": round((weakest + strongest) / 2, 2),
+        "faithful_sentences": len(honest),
+        "corrupted_sentences": len(lies),
+    }
 
 
 def lying_run(engine: Engine, server: ScriptedLLM, questions: list[str]) -> dict[str, Any]:
@@ -155,8 +191,12 @@ def lying_run(engine: Engine, server: ScriptedLLM, questions: list[str]) -> dict
     for number, question, kind in progress(runs, "lying provider"):
         planted: list[str] = []
 
-        def respond(body: dict[str, Any], kind: str = kind, number: int = number,
-                    planted: list[str] = planted) -> Any:
+        def respond(
+            body: dict[str, Any],
+            kind: str = kind,
+            number: int = number,
+            planted: list[str] = planted,
+        ) -> Any:
             reply, sentences = corrupt(body, kind, number)
             planted.extend(sentences)
             return reply
@@ -172,11 +212,17 @@ def lying_run(engine: Engine, server: ScriptedLLM, questions: list[str]) -> dict
         caught.update(f"{kind}:{name}" for name in CHECK_NAMES if name in failed)
         outcomes[_outcome(result, trace)] += 1
         leaked += [(question, s) for s in unsupported_shown(engine, result, planted)]
-    by_kind = {k: {n: caught[f"{k}:{n}"] for n in CHECK_NAMES if caught[f"{k}:{n}"]}
-               for k in CORRUPTIONS}
-    return {"drafts": drafts, "caught_per_check": {n: caught[n] for n in CHECK_NAMES},
-            "caught_by_kind": by_kind, "outcomes": dict(outcomes),
-            "unsupported_reached_user": len(leaked), "leaks": leaked[:5]}
+    by_kind = {
+        k: {n: caught[f"{k}:{n}"] for n in CHECK_NAMES if caught[f"{k}:{n}"]} for k in CORRUPTIONS
+    }
+    return {
+        "drafts": drafts,
+        "caught_per_check": {n: caught[n] for n in CHECK_NAMES},
+        "caught_by_kind": by_kind,
+        "outcomes": dict(outcomes),
+        "unsupported_reached_user": len(leaked),
+        "leaks": leaked[:5],
+    }
 
 
 def unsupported_shown(engine: Engine, result: Any, planted: list[str]) -> list[str]:
@@ -186,10 +232,14 @@ def unsupported_shown(engine: Engine, result: Any, planted: list[str]) -> list[s
     for sentence in answer_sentences(result.answer):
         shown = _plain(re.sub(r"\s*\[\d+\]", "", sentence))
         for text in (p for p in planted if p and p in shown):
-            cited = [result.citations[int(n) - 1].id for n in re.findall(r"\[(\d+)\]", sentence)
-                     if 0 < int(n) <= len(result.citations)]
-            sources = [" ".join(engine.index.sections[engine.index.row_of[i]].text.split())
-                       for i in cited]
+            cited = [
+                result.citations[int(n) - 1].id
+                for n in re.findall(r"\[(\d+)\]", sentence)
+                if 0 < int(n) <= len(result.citations)
+            ]
+            sources = [
+                " ".join(engine.index.sections[engine.index.row_of[i]].text.split()) for i in cited
+            ]
             if not any(text in source for source in sources):
                 found.append(text)
     return found
@@ -205,8 +255,12 @@ def faithful_run(engine: Engine, server: ScriptedLLM, questions: list[str]) -> d
             outcomes[_outcome(result, trace)] += 1
     answers = sum(outcomes.values())
     degraded = answers - outcomes["verified"] - outcomes["model said NOT_ON_SITE"]
-    return {"answers": answers, "outcomes": dict(outcomes), "answers_degraded": degraded,
-            "answer_false_drop_rate": round(degraded / answers, 4) if answers else 0.0}
+    return {
+        "answers": answers,
+        "outcomes": dict(outcomes),
+        "answers_degraded": degraded,
+        "answer_false_drop_rate": round(degraded / answers, 4) if answers else 0.0,
+    }
 
 
 def _outcome(result: Any, trace: Any) -> str:
@@ -227,9 +281,12 @@ def _plain(text: str) -> str:
 
 
 def percentiles(values: list[float]) -> dict[str, float]:
-    return {"p50": round(float(np.percentile(values, 50)), 2),
-            "p95": round(float(np.percentile(values, 95)), 2),
-            "max": round(float(np.max(values)), 2), "n": len(values)}
+    return {
+        "p50": round(float(np.percentile(values, 50)), 2),
+        "p95": round(float(np.percentile(values, 95)), 2),
+        "max": round(float(np.max(values)), 2),
+        "n": len(values),
+    }
 
 
 def measure(calibrating: bool) -> dict[str, Any]:
@@ -244,18 +301,23 @@ def measure(calibrating: bool) -> dict[str, Any]:
         report["verify_ms_per_answer"] = percentiles([t[0] for t in timings])
         report["verify_cpu_ms_per_answer"] = percentiles([t[1] for t in timings])
         report["verify_ms_every_sentence_embedded"] = percentiles([t[2] for t in timings])
-        report["answers_needing_the_embedder"] = round(
-            sum(t[3] > 0 for t in timings) / len(timings), 4) if timings else 0.0
+        report["answers_needing_the_embedder"] = (
+            round(sum(t[3] > 0 for t in timings) / len(timings), 4) if timings else 0.0
+        )
         report["load_average_1m"] = round(os.getloadavg()[0], 2)
         report["cpus"] = os.cpu_count()
         dropped = [v for v in honest if not v.ok]
         report["faithful_sentences"] = {
-            "n": len(honest), "dropped": len(dropped),
+            "n": len(honest),
+            "dropped": len(dropped),
             "false_drop_rate": round(len(dropped) / len(honest), 4) if honest else 0.0,
-            "examples": [(v.clean[:80], v.problems) for v in dropped[:3]]}
-        report["corrupted_sentences"] = {"n": len(lies), "passed": sum(v.ok for _, v in lies),
-                                         "caught_by": dict(Counter(
-                                             name for _, v in lies for name in v.problems))}
+            "examples": [(v.clean[:80], v.problems) for v in dropped[:3]],
+        }
+        report["corrupted_sentences"] = {
+            "n": len(lies),
+            "passed": sum(v.ok for _, v in lies),
+            "caught_by": dict(Counter(name for _, v in lies for name in v.problems)),
+        }
         report["lying"] = lying_run(engine, server, questions)
         report["faithful"] = faithful_run(engine, server, questions)
     return report
@@ -270,38 +332,58 @@ def print_table(report: dict[str, Any]) -> None:
     table.add_column("value", justify="right")
     latency, lying, kept = report["verify_ms_per_answer"], report["lying"], report["faithful"]
     cpu = report["verify_cpu_ms_per_answer"]
-    rows = [("verify wall ms per answer p50 / p95 / max",
-             f"{latency['p50']} / {latency['p95']} / {latency['max']} (n={latency['n']})"),
-            ("verify CPU ms per answer p50 / p95 / max",
-             f"{cpu['p50']} / {cpu['p95']} / {cpu['max']}"),
-            ("verify wall ms, every sentence through the embedder",
-             "{p50} / {p95} / {max}".format(**report["verify_ms_every_sentence_embedded"])),
-            ("answers whose verification ran the embedder",
-             f"{report['answers_needing_the_embedder']:.1%}"),
-            ("load average while measuring / CPUs",
-             f"{report['load_average_1m']} / {report['cpus']}"),
-            ("support threshold in use", str(report["support_threshold"]))]
+    rows = [
+        (
+            "verify wall ms per answer p50 / p95 / max",
+            f"{latency['p50']} / {latency['p95']} / {latency['max']} (n={latency['n']})",
+        ),
+        ("verify CPU ms per answer p50 / p95 / max", f"{cpu['p50']} / {cpu['p95']} / {cpu['max']}"),
+        (
+            "verify wall ms, every sentence through the embedder",
+            "{p50} / {p95} / {max}".format(**report["verify_ms_every_sentence_embedded"]),
+        ),
+        (
+            "answers whose verification ran the embedder",
+            f"{report['answers_needing_the_embedder']:.1%}",
+        ),
+        ("load average while measuring / CPUs", f"{report['load_average_1m']} / {report['cpus']}"),
+        ("support threshold in use", str(report["support_threshold"])),
+    ]
     if "calibration" in report:
         c = report["calibration"]
-        rows.append(("calibration: weakest faithful / strongest corrupted / midpoint",
-                     f"{c['weakest_faithful']} / {c['strongest_corrupted_left_to_support']} / "
-                     f"{c['threshold']}"))
+        rows.append(
+            (
+                "calibration: weakest faithful / strongest corrupted / midpoint",
+                f"{c['weakest_faithful']} / {c['strongest_corrupted_left_to_support']} / "
+                f"{c['threshold']}",
+            )
+        )
     lies = report["corrupted_sentences"]
-    rows.append(("corrupted sentences verified directly / passed",
-                 f"{lies['n']} / {lies['passed']}"))
+    rows.append(
+        ("corrupted sentences verified directly / passed", f"{lies['n']} / {lies['passed']}")
+    )
     rows.append(("lying drafts through `answer`", str(lying["drafts"])))
-    rows += [(f"  drafts caught by {name}", str(n))
-             for name, n in lying["caught_per_check"].items()]
+    rows += [
+        (f"  drafts caught by {name}", str(n)) for name, n in lying["caught_per_check"].items()
+    ]
     rows += [(f"  outcome: {name}", str(n)) for name, n in lying["outcomes"].items()]
-    rows.append(("unsupported claims that reached the user",
-                 str(lying["unsupported_reached_user"])))
+    rows.append(
+        ("unsupported claims that reached the user", str(lying["unsupported_reached_user"]))
+    )
     sentences = report["faithful_sentences"]
-    rows.append(("faithful sentences dropped (false-drop rate)",
-                 f"{sentences['dropped']} of {sentences['n']} "
-                 f"({sentences['false_drop_rate']:.1%})"))
-    rows.append(("faithful answers that lost the model's text",
-                 f"{kept['answers_degraded']} of {kept['answers']} "
-                 f"({kept['answer_false_drop_rate']:.1%})"))
+    rows.append(
+        (
+            "faithful sentences dropped (false-drop rate)",
+            f"{sentences['dropped']} of {sentences['n']} ({sentences['false_drop_rate']:.1%})",
+        )
+    )
+    rows.append(
+        (
+            "faithful answers that lost the model's text",
+            f"{kept['answers_degraded']} of {kept['answers']} "
+            f"({kept['answer_false_drop_rate']:.1%})",
+        )
+    )
     rows += [(f"  outcome: {name}", str(n)) for name, n in kept["outcomes"].items()]
     for name, value in rows:
         table.add_row(name, value)
@@ -310,10 +392,14 @@ def print_table(report: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--calibrate", action="store_true",
-                        help="derive the support threshold from the calibration (dev) set")
-    parser.add_argument("--json", action="store_true",
-                        help="print one JSON object as the last line")
+    parser.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="derive the support threshold from the calibration (dev) set",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object as the last line"
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
     report = measure(args.calibrate)

@@ -4,6 +4,7 @@ pytrec_eval) on the same runs, and the lab page renders in headless Chromium."""
 from __future__ import annotations
 
 import math
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +20,19 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def example_report(engine: Any, example_index: Path) -> Report:
+def history_index(example_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A private copy of the index, so this module's run history stays its own."""
+    target = tmp_path_factory.mktemp("history") / "index"
+    shutil.copytree(example_index, target)
+    return target
+
+
+@pytest.fixture(scope="module")
+def example_report(engine: Any, history_index: Path) -> Report:
     questions = load_question_set(
         REPO / "examples" / "questions.json", index_source_ids(engine.index.sections)
     )
-    with RunStore.for_index(example_index) as store:
+    with RunStore.for_index(history_index) as store:
         return Runner(engine, store).run(questions)
 
 
@@ -95,10 +104,10 @@ def test_example_run_holds_the_adversarial_line(example_report: Report) -> None:
 @pytest.mark.browser
 @pytest.mark.slow
 def test_lab_renders_in_headless_chromium(
-    example_report: Report, example_index: Path, artifacts: Path, chromium: Any
+    example_report: Report, history_index: Path, artifacts: Path, chromium: Any
 ) -> None:
-    with RunStore.for_index(example_index) as store:
-        html = lab_for_run(store, example_report.run["id"], example_index)
+    with RunStore.for_index(history_index) as store:
+        html = lab_for_run(store, example_report.run["id"], history_index)
     page_path = artifacts / "eval-lab.html"
     page_path.write_text(html, encoding="utf-8")
     requests: list[str] = []

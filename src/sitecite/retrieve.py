@@ -132,10 +132,12 @@ def cosine_loop_search(
     return [index for _, index in scored[:k]]
 
 
-def bm25_scores(index: Index, question: str, settings: RetrieveSettings) -> np.ndarray:
+def bm25_scores(index: Index, question: str) -> np.ndarray:
+    """BM25 score of every section; the question is tokenized as the index's documents were."""
     if index.bm25 is None or not index.sections:
         return np.zeros(len(index.sections), dtype=np.float32)
-    tokens = bm25_tokens([question], settings.stopwords, settings.stemmer)[0]
+    stopwords, stemmer = index.bm25_tokenizer
+    tokens = bm25_tokens([question], stopwords, stemmer)[0]
     ids = index.bm25.get_tokens_ids(tokens)
     if not ids:
         return np.zeros(len(index.sections), dtype=np.float32)
@@ -210,7 +212,7 @@ def search(
     With `settings.ann == "hnsw"` only the approximate dense candidates and BM25's candidates get
     a cosine (computed exactly); the other sections' cosine is -inf.
     """
-    bm25 = bm25_scores(index, question, settings)
+    bm25 = bm25_scores(index, question)
     if settings.ann == "exact":
         cosine = dense_scores(index.vectors, query_vector)
     else:

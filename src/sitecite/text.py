@@ -281,7 +281,13 @@ def _bm25_stopwords(name: str) -> frozenset[str]:
     return frozenset(STOPWORDS_EN) if name in ("en", "english") else frozenset()
 
 
-def bm25_tokens(texts: list[str], stopwords: str = "", stemmer: str = "english") -> list[list[str]]:
+DEFAULT_STOPWORDS = ""
+DEFAULT_STEMMER = "english"
+
+
+def bm25_tokens(
+    texts: list[str], stopwords: str = DEFAULT_STOPWORDS, stemmer: str = DEFAULT_STEMMER
+) -> list[list[str]]:
     """Tokens for BM25, the same for documents and queries: lower-case words, stemmed.
 
     Stop words stay by default: BM25's IDF already discounts them, and removing them cost

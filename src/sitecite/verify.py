@@ -144,7 +144,7 @@ _OPENERS = frozenset(
     additionally however currently today recently previously later earlier then now overall
     according based typically usually generally mostly specifically instead otherwise first
     second third finally there here what which who how why""".split()
-)  # noqa: SIM905
+)
 _NEGATION = re.compile(
     r"\b(not|no|never|none|nobody|nothing|neither|nor|without|cannot)\b|n[’']t\b", re.IGNORECASE
 )

@@ -35,7 +35,7 @@ from sitecite.index.store import (
 from sitecite.index.swap import recover, swap_in
 from sitecite.ingest import CHUNKER_VERSION, load_site
 from sitecite.procs import pid_alive
-from sitecite.text import STOPWORDS, bm25_tokens, words
+from sitecite.text import DEFAULT_STEMMER, DEFAULT_STOPWORDS, STOPWORDS, bm25_tokens, words
 from sitecite.types import Section
 
 
@@ -80,6 +80,8 @@ def build_index(
     route: str = "{page_id}",
     rebuild: bool = False,
     reporter: Reporter | None = None,
+    stopwords: str = DEFAULT_STOPWORDS,
+    stemmer: str = DEFAULT_STEMMER,
 ) -> BuildReport:
     """Ingest `content_dir` and write the index to `index_dir`, reusing unchanged embeddings."""
     started = time.perf_counter()
@@ -92,6 +94,8 @@ def build_index(
         reporter=reporter,
         problems=ingested.problems,
         started=started,
+        stopwords=stopwords,
+        stemmer=stemmer,
         extra={
             "content_dir": str(Path(content_dir).resolve()),
             "base_url": base_url,
@@ -112,8 +116,13 @@ def write_index(
     extra: dict[str, Any] | None = None,
     bm25_text: Any = None,
     word_vectors: bool = True,
+    stopwords: str = DEFAULT_STOPWORDS,
+    stemmer: str = DEFAULT_STEMMER,
 ) -> BuildReport:
-    """Embed what changed and swap the new index in. Usable directly with any list of sections."""
+    """Embed what changed and swap the new index in. Usable directly with any list of sections.
+
+    The BM25 tokenizer (stop words, stemmer) is recorded in the manifest: queries are always
+    tokenized the way the index's documents were."""
     started = time.perf_counter() if started is None else started
     target = Path(index_dir)
     recover(target)
@@ -129,7 +138,8 @@ def write_index(
         np.save(temporary / VECTORS, vectors)
         np.save(temporary / SENTENCE_VECTORS, sentence_vectors)
         np.save(temporary / SENTENCE_OFFSETS, offsets)
-        _write_bm25(temporary / BM25_DIR, sections, bm25_text)
+        tokenizer = {"stopwords": stopwords, "stemmer": stemmer}
+        _write_bm25(temporary / BM25_DIR, sections, bm25_text, tokenizer)
         if word_vectors:
             vocabulary, vocabulary_vectors = _embed_words(sections, previous, embedder, reporter)
             (temporary / WORDS).write_text(json.dumps(vocabulary))
@@ -146,6 +156,7 @@ def write_index(
             "sections": len(sections),
             "sentences": int(offsets[-1]),
             "thresholds": previous.manifest.get("thresholds", {}) if previous else {},
+            "bm25": tokenizer,
             **(extra or {}),
         }
         write_json_atomic(temporary / MANIFEST, manifest)
@@ -265,11 +276,13 @@ def _embed_words(
     return vocabulary, matrix
 
 
-def _write_bm25(directory: Path, sections: Sequence[Section], bm25_text: Any) -> None:
+def _write_bm25(
+    directory: Path, sections: Sequence[Section], bm25_text: Any, tokenizer: dict[str, str]
+) -> None:
     import bm25s
 
     texts = [bm25_text(s) if bm25_text else s.embed_text for s in sections]
-    tokens = bm25_tokens(texts)
+    tokens = bm25_tokens(texts, tokenizer["stopwords"], tokenizer["stemmer"])
     retriever = bm25s.BM25()
     if sections:
         retriever.index(tokens, show_progress=False)

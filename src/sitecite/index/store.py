@@ -24,7 +24,7 @@ import numpy as np
 
 from sitecite.errors import EmbedderMismatchError, IndexDirError
 from sitecite.index.swap import recover
-from sitecite.text import words
+from sitecite.text import DEFAULT_STEMMER, DEFAULT_STOPWORDS, words
 from sitecite.types import Section
 
 FORMAT_VERSION = 1
@@ -92,6 +92,15 @@ class Index:
         if facts is None:
             return frozenset()
         return frozenset(w for w in words(facts.title) if w.isalpha() and w != "profile")
+
+    @property
+    def bm25_tokenizer(self) -> tuple[str, str]:
+        """(stop words, stemmer) the BM25 documents were tokenized with; queries must match."""
+        recorded = self.manifest.get("bm25", {})
+        return (
+            str(recorded.get("stopwords", DEFAULT_STOPWORDS)),
+            str(recorded.get("stemmer", DEFAULT_STEMMER)),
+        )
 
     def thresholds(self, embedder_id: str | None = None) -> dict[str, Any]:
         return dict(self.manifest.get("thresholds", {}).get(embedder_id or self.embedder_id, {}))

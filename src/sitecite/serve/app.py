@@ -45,7 +45,12 @@ API_ROUTES = {"/api/ask": "POST", "/api/health": "GET"}
 
 
 def load_engine(index_dir: Path, settings: Settings) -> Engine:
-    """The engine for serving: torch on `serve.torch_threads` threads, model warmed up."""
+    """The engine for serving: torch on `serve.torch_threads` threads and numpy's BLAS on one
+    (on two cores a second BLAS thread made a 10k-section search 3x slower under load), model
+    warmed up."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
     serving = settings.model_copy(update={"torch_threads": settings.serve.torch_threads})
     engine = Engine.load(index_dir, serving)
     answer(engine, "warm up")
