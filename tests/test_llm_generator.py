@@ -76,6 +76,9 @@ def test_faithful_answer_is_verified_with_tokens_and_trace(engine, server):
     assert "<sources>" in trace.prompt and "NOT_ON_SITE" in trace.prompt and trace.raw_output
     body = server.requests[0]
     assert body["response_format"] == {"type": "json_object"} and body["temperature"] == 0.0
+    timings = trace.timings_ms
+    assert timings["generate.llm"] > 0 and timings["generate.verify"] > 0
+    assert timings["generate"] >= timings["generate.llm"] + timings["generate.verify"]
 
 
 def test_paraphrased_faithful_answer_passes(engine, server):

@@ -152,6 +152,7 @@ def answer(engine: Engine, question: str, k: int | None = None) -> tuple[Answer,
         )
         draft = engine.generator.generate(context)
     timings["generate"] = _ms(mark)
+    timings.update({f"generate.{step}": ms for step, ms in draft.timings.items()})
     timings["total"] = _ms(started)
 
     citations = tuple(

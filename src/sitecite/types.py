@@ -157,6 +157,7 @@ class Draft:
     checks: tuple[Check, ...] = ()
     attempts: tuple[dict[str, Any], ...] = ()
     tokens: dict[str, int] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

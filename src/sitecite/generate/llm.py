@@ -104,8 +104,13 @@ class Run:
     output_tokens: int = 0
     estimated: bool = False
     raw_output: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def time(self, step: str, ms: float) -> None:
+        self.timings[step] = self.timings.get(step, 0.0) + ms
 
     def add(self, result: ChatResult) -> None:
+        self.time("llm", result.latency_ms)
         self.attempts.extend(result.attempts)
         self.prompt_tokens += result.prompt_tokens
         self.output_tokens += result.output_tokens
@@ -167,7 +172,9 @@ class LLMGenerator(Generator):
             if reply.not_on_site:
                 run.checks.append(Check("llm", True, f"{link.name} replied {reply.answer}"))
                 return self._draft(run, prompt, "", (), True, f"llm:{link.name}", "not_on_site")
-            verification = self.verify(reply.answer, reply.citations, prepared.evidence, context)
+            verification = self.verify(
+                reply.answer, reply.citations, prepared.evidence, context, run
+            )
             run.checks.extend(verification.checks)
             draft = self._decide(verification, context, link, run, prompt)
             if draft is not None:
@@ -203,8 +210,9 @@ class LLMGenerator(Generator):
         citations: tuple[int, ...],
         evidence: list[SourceEvidence],
         context: Context,
+        run: Run,
     ) -> Verification:
-        return self.verifier.verify(
+        verification = self.verifier.verify(
             answer,
             evidence,
             context.query_vector,
@@ -212,6 +220,8 @@ class LLMGenerator(Generator):
             context.index.subject_words,
             context.index.vocabulary,
         )
+        run.time("verify", verification.ms)
+        return verification
 
     def _ask(self, link: Link, messages: list[dict[str, str]], run: Run) -> ModelReply | None:
         """One provider's reply, parsed; a malformed reply is repaired or asked for once more."""
@@ -299,7 +309,7 @@ class LLMGenerator(Generator):
                 run, prompt, "", (), True, name, draft.refusal_reason or "fallback_refused"
             )
         numbered = _renumber_to_context(draft.text, draft.cited)
-        verification = self.verify(numbered, (), prepared.evidence, context)
+        verification = self.verify(numbered, (), prepared.evidence, context, run)
         if not verification.text:
             run.checks.append(
                 Check("fallback", False, "the extractive answer did not verify either")
@@ -336,6 +346,7 @@ class LLMGenerator(Generator):
             checks=tuple(run.checks),
             attempts=tuple(run.attempts),
             tokens=run.tokens,
+            timings=dict(run.timings),
         )
 
 
