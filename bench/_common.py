@@ -8,14 +8,6 @@ from pathlib import Path
 
 import numpy as np
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeRemainingColumn,
-)
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / ".." / "shared" / "data"
@@ -27,35 +19,6 @@ def require(path: Path, what: str) -> Path:
     if not path.exists():
         sys.exit(f"{what} not found at {path.resolve()}; the benchmark needs ../shared/data")
     return path
-
-
-class RichReporter:
-    """The index builder's Reporter protocol drawn as a rich progress bar (on stderr)."""
-
-    def __init__(self) -> None:
-        self.progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        )
-        self.task: TaskID | None = None
-
-    def __enter__(self) -> RichReporter:
-        self.progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
-
-    def start(self, description: str, total: int) -> None:
-        self.task = self.progress.add_task(description, total=total)
-
-    def advance(self, amount: int) -> None:
-        if self.task is not None:
-            self.progress.advance(self.task, amount)
 
 
 def bootstrap_interval(

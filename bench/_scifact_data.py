@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from _common import CACHE, DATA, RichReporter, require
+from _common import CACHE, DATA, require
 
+from sitecite.cli.progress import RichReporter
 from sitecite.embed import Embedder
 from sitecite.index.build import BuildReport, write_index
 from sitecite.index.store import Index, load_index
@@ -80,7 +81,7 @@ def build_scifact_index(
     index_dir: Path = INDEX_DIR,
 ) -> tuple[Index, BuildReport]:
     """Write (or incrementally update) the SciFact index and load it."""
-    with RichReporter() as reporter:
+    with RichReporter(transient=True) as reporter:
         report = write_index(
             data.sections,
             index_dir,
@@ -101,7 +102,7 @@ def query_vectors(embedder: Embedder, texts: list[str]) -> np.ndarray:
     if path.exists():
         return np.load(path)
     rows = []
-    with RichReporter() as reporter:
+    with RichReporter(transient=True) as reporter:
         reporter.start(f"embedding {len(texts)} queries", len(texts))
         for text in texts:
             rows.append(embedder.embed_query(text))

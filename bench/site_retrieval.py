@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from _common import CACHE, REPO, RichReporter, bootstrap_interval, console
+from _common import CACHE, REPO, bootstrap_interval, console
 
+from sitecite.cli.progress import RichReporter
 from sitecite.config import DEFAULT_EMBEDDER, RetrieveSettings
 from sitecite.embed import Embedder, get_embedder
 from sitecite.eval.metrics import retrieval_metrics
@@ -87,7 +88,7 @@ def load_questions(path: Path = QUESTIONS) -> list[Question]:
 
 
 def site_index(embedder: Embedder) -> Index:
-    with RichReporter() as reporter:
+    with RichReporter(transient=True) as reporter:
         build_index(SITE, INDEX_DIR, embedder, reporter=reporter)
     return load_index(INDEX_DIR, embedder.id)
 

@@ -38,48 +38,9 @@ def _settings(args: argparse.Namespace, **flags: Any) -> Any:
     return load_settings(given, getattr(args, "config", None))
 
 
-def _rich_reporter() -> Any:
-    """A progress bar on stderr for long work (indexing)."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
-
-    class Reporter:
-        def __init__(self) -> None:
-            self.progress = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeRemainingColumn(),
-                transient=False,
-                disable=not sys.stderr.isatty() and not os.environ.get("SITECITE_PROGRESS"),
-            )
-            self.task: Any = None
-
-        def start(self, description: str, total: int) -> None:
-            if self.task is None:
-                self.progress.start()
-            else:
-                self.progress.update(self.task, completed=self.progress.tasks[0].total)
-            self.task = self.progress.add_task(description, total=max(total, 1))
-            if total == 0:
-                self.progress.update(self.task, completed=1)
-
-        def advance(self, amount: int) -> None:
-            self.progress.advance(self.task, amount)
-
-        def stop(self) -> None:
-            self.progress.stop()
-
-    return Reporter()
-
-
 @command("index")
 def cmd_index(args: argparse.Namespace) -> int:
+    from sitecite.cli.progress import RichReporter
     from sitecite.embed import get_embedder
     from sitecite.index.build import build_index
 
@@ -89,8 +50,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     embedder = get_embedder(
         settings.embedder, settings.embedder_base_url, settings.embedder_api_key, threads
     )
-    reporter = _rich_reporter()
-    try:
+    with RichReporter() as reporter:
         report = build_index(
             args.content_dir,
             args.index,
@@ -102,8 +62,6 @@ def cmd_index(args: argparse.Namespace) -> int:
             stopwords=settings.retrieve.stopwords,
             stemmer=settings.retrieve.stemmer,
         )
-    finally:
-        reporter.stop()
     for problem in report.problems:
         print(f"skipped {problem}", file=sys.stderr)
     if args.json:

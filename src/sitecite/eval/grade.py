@@ -42,14 +42,7 @@ def grade(
             "grades": False,
         }
     return {
-        "id": question.id,
-        "category": question.category,
-        "expect": question.expect,
-        "attack": question.attack,
-        "question": question.question,
-        "repeat": repeat,
-        "expected_sources": list(question.expected_sources),
-        "allowed_sources": list(question.allowed_sources),
+        **_question_fields(question, repeat),
         "retrieved": retrieved,
         "context_ids": [section.id for section in trace.context],
         "refused": answer.refused,
@@ -68,8 +61,8 @@ def grade(
     }
 
 
-def error_result(question: Question, message: str, repeat: int = 0) -> dict[str, Any]:
-    """A question the pipeline could not answer at all (e.g. every provider failed): it fails."""
+def _question_fields(question: Question, repeat: int) -> dict[str, Any]:
+    """What a result repeats of its question."""
     return {
         "id": question.id,
         "category": question.category,
@@ -79,6 +72,13 @@ def error_result(question: Question, message: str, repeat: int = 0) -> dict[str,
         "repeat": repeat,
         "expected_sources": list(question.expected_sources),
         "allowed_sources": list(question.allowed_sources),
+    }
+
+
+def error_result(question: Question, message: str, repeat: int = 0) -> dict[str, Any]:
+    """A question the pipeline could not answer at all (e.g. every provider failed): it fails."""
+    return {
+        **_question_fields(question, repeat),
         "retrieved": [],
         "context_ids": [],
         "refused": False,
