@@ -111,6 +111,7 @@ class Settings(_Strict):
     embedder: str = DEFAULT_EMBEDDER
     embedder_base_url: str = ""
     embedder_api_key: str = ""
+    embedder_backend: Literal["auto", "onnx", "torch"] = "auto"
     k: int = Field(8, ge=1, le=100)
     threshold: float | None = Field(None, ge=-1.0, le=1.0)
     sentence_threshold: float | None = Field(None, ge=-1.0, le=1.0)

@@ -32,19 +32,14 @@ def example_dir() -> Path:
 def prepare_example_index(index_dir: str | Path, settings: Settings, out: TextIO) -> Path:
     """Build (incrementally) and calibrate the example site's index; returns its path."""
     from sitecite.calibrate import calibrate
-    from sitecite.embed import get_embedder
+    from sitecite.embed import embedder_for
     from sitecite.index.build import build_index
     from sitecite.index.store import read_manifest
     from sitecite.pipeline import Engine
 
     examples = example_dir()
     index_path = Path(index_dir)
-    embedder = get_embedder(
-        settings.embedder,
-        settings.embedder_base_url,
-        settings.embedder_api_key,
-        os.cpu_count() or 1,
-    )
+    embedder = embedder_for(settings, os.cpu_count() or 1)
     print(f"indexing {examples / 'site'} into {index_path} ...", file=out, flush=True)
     report = build_index(examples / "site", index_path, embedder, base_url=settings.index.base_url)
     print(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sitecite.config import Settings
-from sitecite.embed import Embedder, get_embedder
+from sitecite.embed import Embedder, embedder_for
 from sitecite.errors import InputError
 from sitecite.generate import Context, Generator
 from sitecite.generate.extractive import DEFAULT_COVERAGE_THRESHOLD, DEFAULT_SENTENCE_THRESHOLD
@@ -46,12 +46,7 @@ class Engine:
         cls, index_dir: str | Path, settings: Settings, generator: Generator | None = None
     ) -> Engine:
         """Load the index and the embedder it was built with (a mismatch is an error)."""
-        embedder = get_embedder(
-            settings.embedder,
-            settings.embedder_base_url,
-            settings.embedder_api_key,
-            settings.torch_threads,
-        )
+        embedder = embedder_for(settings)
         index = load_index(index_dir, embedder.id)
         return cls.for_index(index, settings, embedder, generator)
 

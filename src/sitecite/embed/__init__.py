@@ -5,25 +5,39 @@ from __future__ import annotations
 
 import threading
 
+from sitecite.config import Settings
 from sitecite.embed.base import Embedder, normalise
 from sitecite.embed.hashing import HashEmbedder
 
-__all__ = ["Embedder", "HashEmbedder", "get_embedder", "normalise"]
+__all__ = ["Embedder", "HashEmbedder", "embedder_for", "get_embedder", "normalise"]
 
-_cache: dict[tuple[str, str, int], Embedder] = {}
+_cache: dict[tuple[str, str, int, str], Embedder] = {}
 _lock = threading.Lock()
 
 
-def get_embedder(name: str, base_url: str = "", api_key: str = "", threads: int = 1) -> Embedder:
+def get_embedder(
+    name: str, base_url: str = "", api_key: str = "", threads: int = 1, backend: str = "auto"
+) -> Embedder:
     """The embedder for a settings value, loaded once per process."""
-    key = (name, base_url, threads)
+    key = (name, base_url, threads, backend)
     with _lock:
         if key not in _cache:
-            _cache[key] = _load(name, base_url, api_key, threads)
+            _cache[key] = _load(name, base_url, api_key, threads, backend)
         return _cache[key]
 
 
-def _load(name: str, base_url: str, api_key: str, threads: int) -> Embedder:
+def embedder_for(settings: Settings, threads: int | None = None) -> Embedder:
+    """The embedder the settings name (threads: `torch_threads` unless given)."""
+    return get_embedder(
+        settings.embedder,
+        settings.embedder_base_url,
+        settings.embedder_api_key,
+        threads or settings.torch_threads,
+        settings.embedder_backend,
+    )
+
+
+def _load(name: str, base_url: str, api_key: str, threads: int, backend: str) -> Embedder:
     if name.startswith("hash"):
         dim = int(name.split("-", 1)[1]) if "-" in name else 64
         return HashEmbedder(dim)
@@ -33,4 +47,4 @@ def _load(name: str, base_url: str, api_key: str, threads: int) -> Embedder:
         return OpenAIEmbedder(base_url, name, api_key)
     from sitecite.embed.local import SentenceTransformerEmbedder
 
-    return SentenceTransformerEmbedder(name, threads=threads)
+    return SentenceTransformerEmbedder(name, threads=threads, backend=backend)

@@ -35,7 +35,9 @@ def bundled_minilm_path() -> Path:
 class SentenceTransformerEmbedder(Embedder):
     """Any sentence-transformers model by name or path; never downloads at run time."""
 
-    def __init__(self, name: str, threads: int = 1, batch_size: int = 32) -> None:
+    def __init__(
+        self, name: str, threads: int = 1, batch_size: int = 32, backend: str = "auto"
+    ) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
@@ -53,8 +55,20 @@ class SentenceTransformerEmbedder(Embedder):
             raise EmbedError(f"cannot load embedding model '{name}': {exc}") from exc
         self.dim = int(self.model.get_embedding_dimension() or 0)
         self.max_tokens = int(self.model.max_seq_length or 0)
+        self.onnx = None
+        if backend == "onnx" or (backend == "auto" and self.id == MINILM_ID):
+            from sitecite.embed.onnx import load_onnx
+
+            self.onnx = load_onnx(self.model, Path(path), threads)
+            if self.onnx is None and backend == "onnx":
+                raise EmbedError(
+                    "embedder_backend = 'onnx' but onnxruntime could not run the model"
+                )
+        self.backend = "onnx" if self.onnx is not None else "torch"
 
     def embed_batch(self, texts: list[str]) -> np.ndarray:
+        if self.onnx is not None:
+            return self.onnx.encode(texts)
         return np.asarray(
             self.model.encode(
                 texts,
