@@ -1,4 +1,7 @@
-"""Single-query embedding latency at a given torch thread count, idle or beside a busy core."""
+"""Single-query embedding latency at a given thread count, idle or beside a busy core.
+
+The thread count is the embedder's own (onnxruntime fixes it when its session is made, so each
+count gets its own embedder) and torch's (for the torch backend, set before every timing)."""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ import contextlib
 import multiprocessing
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -62,13 +65,14 @@ def batch_rate(embedder: Embedder, passages: Sequence[str], threads: int) -> flo
 
 
 def thread_matrix(
-    embedder: Embedder,
+    embedder_at: Callable[[int], Embedder],
     questions: Sequence[str],
     passages: Sequence[str],
     thread_counts: Sequence[int] = (1, 2),
 ) -> dict[str, dict[str, Any]]:
-    """Per host condition ("idle", "one core busy") and torch thread count: single-question
-    latency [p50, p95] ms and batch passages/s; plus the load average seen."""
+    """Per host condition ("idle", "one core busy") and thread count (`embedder_at(threads)` is
+    the embedder running at that many): single-question latency [p50, p95] ms and batch
+    passages/s; plus the load average seen."""
     import torch
 
     original = torch.get_num_threads()
@@ -78,6 +82,7 @@ def thread_matrix(
             row: dict[str, Any] = {}
             with busy_core() if condition != "idle" else contextlib.nullcontext():
                 for threads in thread_counts:
+                    embedder = embedder_at(threads)
                     row[str(threads)] = {
                         "query_ms": list(embedding_latency(embedder, questions, threads)),
                         "batch_per_s": batch_rate(embedder, passages, threads),

@@ -305,7 +305,7 @@ def print_threads(threads: dict[str, dict[str, Any]]) -> None:
     from rich.table import Table
 
     table = Table(
-        title="MiniLM embedding by torch threads: one question (ms p50 / p95) | batch (passages/s)"
+        title="MiniLM embedding by threads: one question (ms p50 / p95) | batch (passages/s)"
     )
     for column in ("host", "1 thread", "2 threads", "load avg (1 min)"):
         table.add_column(column, justify="right")
@@ -343,7 +343,13 @@ def main(argv: list[str] | None = None) -> int:
     vectors = np.stack([cached[q] for q in qids][: args.queries])
 
     passages = [s.embed_text for s in index.sections[:64]]
-    threads = {} if "threads" in skip else thread_matrix(embedder, texts[:60], passages)
+    threads = (
+        {}
+        if "threads" in skip
+        else thread_matrix(
+            lambda threads: get_embedder(DEFAULT_EMBEDDER, threads=threads), texts[:60], passages
+        )
+    )
     embed_ms = (
         tuple(threads["idle"]["1"]["query_ms"])
         if threads

@@ -9,15 +9,20 @@ a faithful one, and where the support threshold comes from.
   the corrupted sentences that reached the user (must be 0);
 - faithful: the same server paraphrasing its sources faithfully; the false-drop rate is the
   share of faithful sentences verification removed, and of answers that lost the model's text;
+- threads: the same latency with the embedder at each thread count (`--threads`), on an idle
+  host and beside a process spinning on one core, side by side in one run;
 - `--calibrate`: the support threshold, from examples/calibration.json only: halfway between
-  the weakest faithful sentence and the strongest corrupted one that no other check caught.
+  the weakest faithful sentence and the strongest corrupted one that no other check caught; and
+  the lowest best-source cosine of any sentence with most of its words in its sources, which
+  the cosine floor (half of it) rests on.
 
-    python bench/verify.py [--calibrate] [--json]
+    python bench/verify.py [--calibrate] [--threads 1,2] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -30,6 +35,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 from _common import CACHE, REPO
+from _threads import busy_core
 
 sys.path.insert(0, str(REPO / "tests"))
 from scripted_llm import CORRUPTIONS, ScriptedLLM, corrupt, faithful  # noqa: E402
@@ -45,7 +51,9 @@ from sitecite.retrieve import search  # noqa: E402
 from sitecite.screen import screen_question  # noqa: E402
 from sitecite.verify import (  # noqa: E402
     CHECK_NAMES,
+    COSINE_FLOOR,
     DEFAULT_SUPPORT_THRESHOLD,
+    FLOOR_COVERAGE,
     SentenceVerdict,
     answer_sentences,
 )
@@ -163,6 +171,42 @@ def scored_sentences(engine: Engine, questions: list[str], label: str) -> Scored
     return honest, lies, timings
 
 
+def thread_latency(
+    engine: Engine, questions: list[str], thread_counts: list[int]
+) -> dict[str, dict[str, Any]]:
+    """Verification ms per faithful answer (p50/p95) with the embedder at each thread count, on
+    an idle host and with one core busy; the drafts are built once and verified under each."""
+    generator = engine.generator
+    verifier = generator.verifier
+    drafts = []
+    for context in contexts(engine, questions):
+        prepared = generator.prepare(context)
+        body = {"messages": prepared.messages}
+        for variant in range(FAITHFUL_VARIANTS):
+            reply = parse_reply(faithful(body, variant).content)
+            if reply is not None and not reply.not_on_site:
+                drafts.append((reply, prepared, context))
+    original = verifier.embedder
+    results: dict[str, dict[str, Any]] = {}
+    try:
+        for condition in ("idle", "one core busy"):
+            row: dict[str, Any] = {}
+            with busy_core() if condition != "idle" else contextlib.nullcontext():
+                for threads in thread_counts:
+                    verifier.embedder = get_embedder(DEFAULT_EMBEDDER, threads=threads)
+                    verifier.embedder.embed(["warm up", "the embedder at this thread count"])
+                    ms = [
+                        generator.verify(r.answer, r.citations, p.evidence, c).ms
+                        for r, p, c in progress(drafts, f"{condition}, {threads} thread(s)")
+                    ]
+                    row[str(threads)] = percentiles(ms)
+                row["load_average_1m"] = round(os.getloadavg()[0], 2)
+            results[condition] = row
+    finally:
+        verifier.embedder = original
+    return results
+
+
 def calibrate(engine: Engine) -> dict[str, Any]:
     honest, lies, _ = scored_sentences(engine, answerable(CALIBRATION), "calibration set")
     weakest = min(v.support for v in honest)
@@ -173,7 +217,10 @@ def calibrate(engine: Engine) -> dict[str, Any]:
         and not v.problems.get("support", "").startswith("negates")
     ]
     strongest = max(left) if left else 0.0
+    covered = [v.cosine for v in [*honest, *(v for _, v in lies)] if v.coverage >= FLOOR_COVERAGE]
     return {
+        "lowest_cosine_at_floor_coverage": round(min(covered), 4) if covered else None,
+        "sentences_at_floor_coverage": len(covered),
         "weakest_faithful": round(weakest, 4),
         "strongest_corrupted_left_to_support": round(strongest, 4),
         "threshold": round((weakest + strongest) / 2, 2),
@@ -289,8 +336,11 @@ def percentiles(values: list[float]) -> dict[str, float]:
     }
 
 
-def measure(calibrating: bool) -> dict[str, Any]:
-    report: dict[str, Any] = {"support_threshold": DEFAULT_SUPPORT_THRESHOLD}
+def measure(calibrating: bool, thread_counts: list[int]) -> dict[str, Any]:
+    report: dict[str, Any] = {
+        "support_threshold": DEFAULT_SUPPORT_THRESHOLD,
+        "cosine_floor": COSINE_FLOOR,
+    }
     with ScriptedLLM() as server:
         engine = engine_for(server)
         if calibrating:
@@ -318,6 +368,8 @@ def measure(calibrating: bool) -> dict[str, Any]:
             "passed": sum(v.ok for _, v in lies),
             "caught_by": dict(Counter(name for _, v in lies for name in v.problems)),
         }
+        if thread_counts:
+            report["verify_ms_by_threads"] = thread_latency(engine, questions, thread_counts)
         report["lying"] = lying_run(engine, server, questions)
         report["faithful"] = faithful_run(engine, server, questions)
     return report
@@ -358,6 +410,13 @@ def print_table(report: dict[str, Any]) -> None:
                 f"{c['threshold']}",
             )
         )
+        rows.append(
+            (
+                f"calibration: lowest cosine at coverage >= {FLOOR_COVERAGE} (sentences)",
+                f"{c['lowest_cosine_at_floor_coverage']} ({c['sentences_at_floor_coverage']}); "
+                f"floor in use {report['cosine_floor']}",
+            )
+        )
     lies = report["corrupted_sentences"]
     rows.append(
         ("corrupted sentences verified directly / passed", f"{lies['n']} / {lies['passed']}")
@@ -388,6 +447,24 @@ def print_table(report: dict[str, Any]) -> None:
     for name, value in rows:
         table.add_row(name, value)
     Console().print(table)
+    if report.get("verify_ms_by_threads"):
+        print_threads(report["verify_ms_by_threads"])
+
+
+def print_threads(matrix: dict[str, dict[str, Any]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    counts = [k for k in next(iter(matrix.values())) if k.isdigit()]
+    table = Table(title="Verification ms per faithful answer by embedder threads (p50 / p95)")
+    table.add_column("host")
+    for count in counts:
+        table.add_column(f"{count} thread(s)", justify="right")
+    table.add_column("load avg (1 min)", justify="right")
+    for condition, row in matrix.items():
+        cells = [f"{row[c]['p50']} / {row[c]['p95']}" for c in counts]
+        table.add_row(condition, *cells, f"{row['load_average_1m']:.2f}")
+    Console().print(table)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -398,11 +475,18 @@ def main(argv: list[str] | None = None) -> int:
         help="derive the support threshold from the calibration (dev) set",
     )
     parser.add_argument(
+        "--threads",
+        default="1,2",
+        help="embedder thread counts to time verification at, idle and with a busy core "
+        "('' to skip)",
+    )
+    parser.add_argument(
         "--json", action="store_true", help="print one JSON object as the last line"
     )
     args = parser.parse_args(argv)
+    thread_counts = [int(t) for t in args.threads.split(",") if t.strip()]
     started = time.perf_counter()
-    report = measure(args.calibrate)
+    report = measure(args.calibrate, thread_counts)
     report["seconds"] = round(time.perf_counter() - started, 1)
     print_table(report)
     if args.json:

@@ -180,3 +180,25 @@ def test_a_planted_question_about_something_else_is_quarantined():
 )
 def test_ordinary_site_prose_is_not_an_instruction(sentence):
     assert instruction_in(sentence) == ""
+
+
+def test_the_embedder_is_asked_only_when_its_cosine_could_flip_the_verdict(
+    verifier, evidence, question_vector
+):
+    """Every content word in the sources: decided on words alone, and its support is the least
+    any cosine could give. Half its words new: the embedder decides, and its cosine is stored."""
+    covered = verify(
+        verifier, evidence, question_vector, "Search results came back in 86 ms at p95 [1]."
+    )
+    assert covered.clean and covered.embedded == 0
+    assert covered.sentences[0].cosine == 0.0
+    assert covered.sentences[0].support >= verifier.support_threshold
+    mixed = verify(
+        verifier,
+        evidence,
+        question_vector,
+        "Her remote week in Lisbon is spent mostly drafting careful written proposals [2].",
+    )
+    sentence = mixed.sentences[0]
+    assert mixed.embedded == 1 and sentence.cosine > 0.0
+    assert 0.27 <= sentence.coverage < 0.8, sentence.coverage

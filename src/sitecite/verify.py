@@ -37,6 +37,13 @@ from sitecite.types import Check, Section
 # sentence whose content words all occur in its sources pass without running the embedder.
 DEFAULT_SUPPORT_THRESHOLD = 0.56
 LEXICAL_WEIGHT = 0.6  # support = (1 - w) * best cosine + w * share of content words in the sources
+# The embedder is asked only when its cosine could flip a verdict. A sentence with at least
+# FLOOR_COVERAGE of its content words in its sources never scored a best-source cosine below
+# 0.493 on the calibration set (236 such sentences, faithful and corrupted alike; 0.547 on 344 of
+# the held-out set), so its cosine is taken to be at least half of that: such sentences pass on
+# their words alone, which keeps the embedder off 2 of every 3 answers that used to need it.
+COSINE_FLOOR = 0.25
+FLOOR_COVERAGE = 0.8
 # What is kept still answers if it keeps the lead sentence, or one this close to the question.
 ANSWER_MARGIN = 0.10
 NUMBER_WINDOW = 30  # characters either side of a number whose words must share a source sentence
@@ -545,8 +552,10 @@ class Verifier:
             pool = [e.vectors for e in cited if len(e.vectors)]
             verdict.cosine = float((np.vstack(pool) @ vector).max()) if pool else 0.0
             verdict.support = (1 - weight) * verdict.cosine + weight * verdict.coverage
-        elif weight * verdict.coverage >= self.support_threshold:
-            return  # enough of its words are in the sources: the lexical part alone clears the bar
+        elif least_support(verdict.coverage, weight) >= self.support_threshold:
+            # enough of its words are in the sources: the least a cosine could add clears the bar
+            verdict.support = least_support(verdict.coverage, weight)
+            return
         else:
             verdict.support = (1 - weight) + weight * verdict.coverage  # the best a cosine could do
             if verdict.support >= self.support_threshold:
@@ -602,9 +611,16 @@ class Verifier:
         return checks
 
 
+def least_support(coverage: float, weight: float) -> float:
+    """The lowest support a sentence with this word coverage can get from any cosine."""
+    floor = COSINE_FLOOR if coverage >= FLOOR_COVERAGE else 0.0
+    return (1 - weight) * floor + weight * coverage
+
+
 def verdict_needs_cosine(verdict: SentenceVerdict, weight: float, threshold: float) -> bool:
     """Whether the embedder's cosine can still change the verdict on this sentence."""
-    return weight * verdict.coverage < threshold <= (1 - weight) + weight * verdict.coverage
+    coverage = verdict.coverage
+    return least_support(coverage, weight) < threshold <= (1 - weight) + weight * coverage
 
 
 def answer_sentences(answer: str) -> list[str]:

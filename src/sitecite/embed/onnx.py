@@ -91,6 +91,10 @@ class OnnxMiniLM:
         options.intra_op_num_threads = max(1, threads)
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
+        # Idle workers sleep instead of spinning: with two threads on two busy cores, spinning
+        # took one sentence from 11 ms to 23 ms p50; without it two threads never did worse
+        # than one and were 30% faster on an idle machine.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = onnxruntime.InferenceSession(
             str(path), options, providers=["CPUExecutionProvider"]
         )

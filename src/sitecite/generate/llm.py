@@ -210,7 +210,7 @@ class LLMGenerator(Generator):
         citations: tuple[int, ...],
         evidence: list[SourceEvidence],
         context: Context,
-        run: Run,
+        run: Run | None = None,
     ) -> Verification:
         verification = self.verifier.verify(
             answer,
@@ -220,7 +220,8 @@ class LLMGenerator(Generator):
             context.index.subject_words,
             context.index.vocabulary,
         )
-        run.time("verify", verification.ms)
+        if run is not None:
+            run.time("verify", verification.ms)
         return verification
 
     def _ask(self, link: Link, messages: list[dict[str, str]], run: Run) -> ModelReply | None:
