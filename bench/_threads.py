@@ -36,6 +36,22 @@ def busy_core() -> Iterator[None]:
         spinner.join()
 
 
+def by_condition(
+    thread_counts: Sequence[int], measure: Callable[[int], Any]
+) -> dict[str, dict[str, Any]]:
+    """`measure(threads)` for every thread count, on an idle host and with one core busy:
+    {"idle": {"1": ..., "2": ..., "load_1min": ...}, "one core busy": {...}}."""
+    results: dict[str, dict[str, Any]] = {}
+    for condition in ("idle", "one core busy"):
+        row: dict[str, Any] = {}
+        with busy_core() if condition != "idle" else contextlib.nullcontext():
+            for threads in thread_counts:
+                row[str(threads)] = measure(threads)
+            row["load_1min"] = round(os.getloadavg()[0], 2)
+        results[condition] = row
+    return results
+
+
 def embedding_latency(
     embedder: Embedder, texts: Sequence[str], threads: int
 ) -> tuple[float, float]:
@@ -75,20 +91,15 @@ def thread_matrix(
     passages/s; plus the load average seen."""
     import torch
 
+    def measure(threads: int) -> dict[str, Any]:
+        embedder = embedder_at(threads)
+        return {
+            "query_ms": list(embedding_latency(embedder, questions, threads)),
+            "batch_per_s": batch_rate(embedder, passages, threads),
+        }
+
     original = torch.get_num_threads()
-    results: dict[str, dict[str, Any]] = {}
     try:
-        for condition in ("idle", "one core busy"):
-            row: dict[str, Any] = {}
-            with busy_core() if condition != "idle" else contextlib.nullcontext():
-                for threads in thread_counts:
-                    embedder = embedder_at(threads)
-                    row[str(threads)] = {
-                        "query_ms": list(embedding_latency(embedder, questions, threads)),
-                        "batch_per_s": batch_rate(embedder, passages, threads),
-                    }
-                row["load_1min"] = round(os.getloadavg()[0], 2)
-            results[condition] = row
+        return by_condition(thread_counts, measure)
     finally:
         torch.set_num_threads(original)
-    return results

@@ -22,7 +22,6 @@ a faithful one, and where the support threshold comes from.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import re
@@ -35,7 +34,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 from _common import CACHE, REPO
-from _threads import busy_core
+from _threads import by_condition
 
 sys.path.insert(0, str(REPO / "tests"))
 from scripted_llm import CORRUPTIONS, ScriptedLLM, corrupt, faithful  # noqa: E402
@@ -150,7 +149,9 @@ def scored_sentences(engine: Engine, questions: list[str], label: str) -> Scored
     for number, context in enumerate(progress(contexts(engine, questions), label)):
         prepared = generator.prepare(context)
         body = {"messages": prepared.messages}
-        replies = [(None, parse_reply(faithful(body, v).content)) for v in range(FAITHFUL_VARIANTS)]
+        replies: list[tuple[tuple[str, list[str]] | None, Any]] = [
+            (None, parse_reply(faithful(body, v).content)) for v in range(FAITHFUL_VARIANTS)
+        ]
         for kind in CORRUPTIONS:
             lie, planted = corrupt(body, kind, number)
             replies.append(((kind, planted), parse_reply(lie.content)))
@@ -186,25 +187,22 @@ def thread_latency(
             reply = parse_reply(faithful(body, variant).content)
             if reply is not None and not reply.not_on_site:
                 drafts.append((reply, prepared, context))
+
+    def measure(threads: int) -> dict[str, float]:
+        verifier.embedder = get_embedder(DEFAULT_EMBEDDER, threads=threads)
+        verifier.embedder.embed(["warm up", "the embedder at this thread count"])
+        return percentiles(
+            [
+                generator.verify(r.answer, r.citations, p.evidence, c).ms
+                for r, p, c in progress(drafts, f"{threads} thread(s)")
+            ]
+        )
+
     original = verifier.embedder
-    results: dict[str, dict[str, Any]] = {}
     try:
-        for condition in ("idle", "one core busy"):
-            row: dict[str, Any] = {}
-            with busy_core() if condition != "idle" else contextlib.nullcontext():
-                for threads in thread_counts:
-                    verifier.embedder = get_embedder(DEFAULT_EMBEDDER, threads=threads)
-                    verifier.embedder.embed(["warm up", "the embedder at this thread count"])
-                    ms = [
-                        generator.verify(r.answer, r.citations, p.evidence, c).ms
-                        for r, p, c in progress(drafts, f"{condition}, {threads} thread(s)")
-                    ]
-                    row[str(threads)] = percentiles(ms)
-                row["load_average_1m"] = round(os.getloadavg()[0], 2)
-            results[condition] = row
+        return by_condition(thread_counts, measure)
     finally:
         verifier.embedder = original
-    return results
 
 
 def calibrate(engine: Engine) -> dict[str, Any]:
@@ -463,7 +461,7 @@ def print_threads(matrix: dict[str, dict[str, Any]]) -> None:
     table.add_column("load avg (1 min)", justify="right")
     for condition, row in matrix.items():
         cells = [f"{row[c]['p50']} / {row[c]['p95']}" for c in counts]
-        table.add_row(condition, *cells, f"{row['load_average_1m']:.2f}")
+        table.add_row(condition, *cells, f"{row['load_1min']:.2f}")
     Console().print(table)
 
 
