@@ -39,26 +39,25 @@ class SciFact:
         return [qid for qid in judged if qid in self.queries], judged
 
 
+def abstract_section(doc: dict[str, str]) -> Section:
+    """One corpus.jsonl record as a section: the title is its title and heading."""
+    title, text = doc["title"].strip(), doc["text"].strip()
+    return Section(
+        id=doc["_id"],
+        page_id=doc["_id"],
+        title=title,
+        heading=title,
+        url="",
+        text=text,
+        hash=section_hash(f"{title}\n{text}", ()),
+        sentences=(),
+    )
+
+
 def load_scifact() -> SciFact:
     root = require(SCIFACT, "SciFact")
-    sections = []
     with (root / "corpus.jsonl").open(encoding="utf-8") as handle:
-        for line in handle:
-            doc = json.loads(line)
-            title, text = doc["title"].strip(), doc["text"].strip()
-            embed_text = f"{title}\n{text}"
-            sections.append(
-                Section(
-                    id=doc["_id"],
-                    page_id=doc["_id"],
-                    title=title,
-                    heading=title,
-                    url="",
-                    text=text,
-                    hash=section_hash(embed_text, ()),
-                    sentences=(),
-                )
-            )
+        sections = [abstract_section(json.loads(line)) for line in handle]
     queries = {}
     with (root / "queries.jsonl").open(encoding="utf-8") as handle:
         for line in handle:

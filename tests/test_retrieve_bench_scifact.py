@@ -14,9 +14,11 @@ from sitecite.config import RetrieveSettings
 from sitecite.embed import Embedder
 from sitecite.index.build import write_index
 from sitecite.index.store import Index, load_index
-from sitecite.ingest.chunk import section_hash
 from sitecite.retrieve import cosine_loop_search, search
-from sitecite.types import Section
+
+sys.path.insert(0, str(REPO / "bench"))
+from _metrics import per_query, ranked_run  # noqa: E402
+from _scifact_data import abstract_section  # noqa: E402
 
 ABSTRACTS = 200
 QUERIES = 10
@@ -39,18 +41,7 @@ def scifact_sample(
         for line in handle:
             doc = json.loads(line)
             if doc["_id"] in wanted or len(sections) < ABSTRACTS - len(wanted):
-                title, text = doc["title"], doc["text"]
-                sections.append(
-                    Section(
-                        id=doc["_id"],
-                        page_id=doc["_id"],
-                        title=title,
-                        heading=title,
-                        url="",
-                        text=text,
-                        hash=section_hash(f"{title}\n{text}", ()),
-                    )
-                )
+                sections.append(abstract_section(doc))
     target = tmp_path_factory.mktemp("scifact") / "index"
     write_index(sections, target, embedder, word_vectors=False)
     claims = [(q["_id"], q["text"], embedder.embed_query(q["text"])) for q in queries]
@@ -69,8 +60,6 @@ def test_dense_search_equals_the_pure_python_cosine_loop(scifact_sample) -> None
 
 def test_benchmark_metrics_agree_with_ranx(scifact_sample) -> None:  # type: ignore[no-untyped-def]
     ranx = pytest.importorskip("ranx")
-    sys.path.insert(0, str(REPO / "bench"))
-    from _metrics import per_query, ranked_run
 
     index, queries, qrels = scifact_sample
     rankings = {
