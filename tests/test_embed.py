@@ -1,11 +1,21 @@
-"""Embedders: MiniLM on onnxruntime gives torch's vectors; the hashing fake is stable."""
+"""Embedders: MiniLM on onnxruntime gives torch's vectors; the hashing fake is stable; the
+OpenAI-compatible client speaks `/embeddings` to a real server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
 import numpy as np
+import pytest
 from conftest import EXAMPLE_SITE
 
 from sitecite.embed import Embedder, HashEmbedder, get_embedder
+from sitecite.embed.openai import OpenAIEmbedder
+from sitecite.errors import ConfigError, EmbedError
 from sitecite.ingest import load_site
 
 
@@ -27,3 +37,63 @@ def test_hash_embedder_is_deterministic_and_unit_length() -> None:
         HashEmbedder(32).embed(["same words", "other"]),
     )
     assert np.array_equal(first, second) and np.allclose(np.linalg.norm(first, axis=1), 1.0)
+
+
+class EmbeddingsHandler(BaseHTTPRequestHandler):
+    """`POST /v1/embeddings`: vector i of an input is [len(text), i + 1, 1], returned in reverse
+    order (the client must sort by `index`); a model named "broken" gets a 500."""
+
+    seen: list[dict[str, Any]] = []
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.seen.append({"path": self.path, "auth": self.headers.get("Authorization"), **body})
+        if body["model"] == "broken":
+            payload, status = b'{"error": "down"}', 500
+        else:
+            rows = [
+                {"index": i, "embedding": [float(len(text)), float(i + 1), 1.0]}
+                for i, text in enumerate(body["input"])
+            ]
+            payload, status = json.dumps({"data": rows[::-1]}).encode(), 200
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+@pytest.fixture()
+def embeddings_url() -> Iterator[str]:
+    EmbeddingsHandler.seen = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), EmbeddingsHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_openai_embedder_sorts_by_index_and_normalises(embeddings_url: str) -> None:
+    embedder = OpenAIEmbedder(embeddings_url, "tiny", api_key="sk-test", batch_size=2)
+    assert embedder.dim == 3 and embedder.id == f"openai:tiny@{embeddings_url.rstrip('/')}"
+    vectors = embedder.embed(["a", "bbb", "cc"])
+    expected = np.array([[1, 1, 1], [3, 2, 1], [2, 1, 1]], dtype=np.float32)
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    assert np.allclose(vectors, expected)
+    requests = EmbeddingsHandler.seen
+    assert [r["input"] for r in requests] == [["dimension probe"], ["a", "bbb"], ["cc"]]
+    assert {r["path"] for r in requests} == {"/v1/embeddings"}
+    assert {r["auth"] for r in requests} == {"Bearer sk-test"}
+
+
+def test_openai_embedder_errors_name_the_setting_or_the_endpoint(embeddings_url: str) -> None:
+    with pytest.raises(ConfigError, match="embedder_base_url"):
+        OpenAIEmbedder("localhost:11434/v1", "tiny")
+    with pytest.raises(EmbedError, match="127.0.0.1"):
+        OpenAIEmbedder(embeddings_url, "broken")

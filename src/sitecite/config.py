@@ -11,6 +11,7 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -242,3 +243,12 @@ def load_settings(
         first = exc.errors()[0]
         key = ".".join(str(part) for part in first["loc"])
         raise ConfigError(f"bad setting '{key}': {first['msg']}") from exc
+
+
+def check_base_url(base_url: str, key: str = "llm.base_url") -> str:
+    """The URL without a trailing slash, or a ConfigError naming the setting."""
+    url = base_url.strip().rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(f"bad setting '{key}': '{base_url}' is not an http:// or https:// URL")
+    return url

@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 import numpy as np
 
+from sitecite.config import check_base_url
 from sitecite.embed.base import Embedder
 from sitecite.errors import EmbedError
 
@@ -18,15 +19,12 @@ class OpenAIEmbedder(Embedder):
         timeout: float = 30.0,
         batch_size: int = 64,
     ) -> None:
-        if not base_url.startswith(("http://", "https://")):
-            raise EmbedError(
-                f"embedder_base_url must start with http:// or https://, got '{base_url}'"
-            )
-        self.id = f"openai:{model}@{base_url.rstrip('/')}"
+        base_url = check_base_url(base_url, "embedder_base_url")
+        self.id = f"openai:{model}@{base_url}"
         self.model = model
         self.batch_size = batch_size
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self.client = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout)
+        self.client = httpx.Client(base_url=base_url, headers=headers, timeout=timeout)
         self.dim = len(self.embed_batch(["dimension probe"])[0])
 
     def embed_batch(self, texts: list[str]) -> np.ndarray:

@@ -17,8 +17,9 @@ from typing import Any
 
 import httpx
 
+from sitecite.config import check_base_url
 from sitecite.errors import ConfigError, ProviderError
-from sitecite.generate.providers import check_base_url, resolve_api_key
+from sitecite.generate.providers import resolve_api_key
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 BACKOFF_BASE_SECONDS = 0.5

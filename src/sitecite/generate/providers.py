@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from sitecite.config import check_base_url
 from sitecite.errors import ConfigError
 
 
@@ -80,15 +81,6 @@ class Endpoint:
 
     def setting(self, key: str, default: Any) -> Any:
         return dict(self.overrides).get(key, default)
-
-
-def check_base_url(base_url: str, key: str = "llm.base_url") -> str:
-    """The URL without a trailing slash, or a ConfigError naming the setting."""
-    url = base_url.strip().rstrip("/")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ConfigError(f"bad setting '{key}': '{base_url}' is not an http:// or https:// URL")
-    return url
 
 
 def provider_for_url(base_url: str) -> Provider | None:
