@@ -412,7 +412,7 @@ class Verifier:
             own = terms(verdict.clean, subject)
             stems = frozenset().union(*(e.stems for e in cited)) if cited else frozenset()
             verdict.coverage = len(own & stems) / len(own) if own else 1.0
-            verdict.support = weight * verdict.coverage
+            verdict.support = least_support(verdict.coverage, weight)  # until a cosine is known
             self._facts(verdict, own, cited, subject)
             self._names(verdict, cited, subject, site_stems)
             self._negation(verdict, own, cited)
@@ -554,10 +554,8 @@ class Verifier:
             pool = [e.vectors for e in cited if len(e.vectors)]
             verdict.cosine = float((np.vstack(pool) @ vector).max()) if pool else 0.0
             verdict.support = (1 - weight) * verdict.cosine + weight * verdict.coverage
-        elif least_support(verdict.coverage, weight) >= self.support_threshold:
-            # enough of its words are in the sources: the least a cosine could add clears the bar
-            verdict.support = least_support(verdict.coverage, weight)
-            return
+        elif verdict.support >= self.support_threshold:
+            return  # enough of its words are in the sources: the least a cosine could add clears it
         else:
             verdict.support = (1 - weight) + weight * verdict.coverage  # the best a cosine could do
             if verdict.support >= self.support_threshold:

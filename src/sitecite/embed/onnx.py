@@ -92,8 +92,8 @@ class OnnxMiniLM:
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
         # Idle workers sleep instead of spinning: with two threads on two busy cores, spinning
-        # took one sentence from 11 ms to 23 ms p50; without it two threads never did worse
-        # than one and were 30% faster on an idle machine.
+        # took one sentence from 11 ms to 23 ms p50. Serving still uses one thread (bench/speed.py:
+        # two were faster idle, 8.6 against 11.4 ms p50, but slower at p95 with a core busy).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = onnxruntime.InferenceSession(
             str(path), options, providers=["CPUExecutionProvider"]
