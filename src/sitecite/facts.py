@@ -1,0 +1,247 @@
+"""Facts a sentence states with figures: numbers with their units, money, versions, ordinals,
+times and dates, read the same way from an answer and from its sources.
+
+Each becomes a (value, unit) pair: "1,240 ms" and "1240 milliseconds" are ("1240", "ms"),
+"$5/month" is ("5", "$"), "€1.2k" is ("1200", "€"), "24-year-old" is ("24", "year"), "third"
+and "3rd" are ("3", ""), "22 January 2026" is ("22", ""), ("1", MONTH_OF_YEAR) and ("2026", "").
+A digit inside a word is part of a name, not a figure ("B2", "GPT-4o", "p75" are names; see
+sitecite.tokens). "98.1%" is never "98%" and "WCAG 2" never "WCAG 2.2": values are compared
+exactly, units only when both sides give one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sitecite.tokens import CARDINALS, ORDINALS
+
+# Words that are figures only sometimes ("one of them", "a second click", "at first"): read
+# on both sides, but an answer is not held to them.
+WEAK = frozenset({"zero", "one", "first", "second", "twice", "hundred", "thousand", "dozen"})
+MONTH_OF_YEAR = "month of the year"  # a unit of its own: "February" is not "2 months"
+MONTHS = {
+    name: n
+    for n, names in enumerate(
+        (
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}
+UNITS = {
+    "%": "%",
+    "percent": "%",
+    "per cent": "%",
+    "ms": "ms",
+    "millisecond": "ms",
+    "milliseconds": "ms",
+    "s": "s",
+    "sec": "s",
+    "secs": "s",
+    "second": "s",
+    "seconds": "s",
+    "min": "min",
+    "mins": "min",
+    "minute": "min",
+    "minutes": "min",
+    "h": "h",
+    "hr": "h",
+    "hrs": "h",
+    "hour": "h",
+    "hours": "h",
+    "day": "day",
+    "days": "day",
+    "week": "week",
+    "weeks": "week",
+    "month": "month",
+    "months": "month",
+    "year": "year",
+    "years": "year",
+    "kb": "kb",
+    "mb": "mb",
+    "gb": "gb",
+    "tb": "tb",
+    "px": "px",
+    "x": "x",
+    "×": "x",
+    "times": "x",
+    "inch": "inch",
+    "inches": "inch",
+}
+CURRENCIES = {
+    "$": "$",
+    "€": "€",
+    "£": "£",
+    "¥": "¥",
+    "usd": "$",
+    "dollar": "$",
+    "dollars": "$",
+    "eur": "€",
+    "euro": "€",
+    "euros": "€",
+    "gbp": "£",
+    "pound": "£",
+    "pounds": "£",
+}
+SCALES = {"k": 1000, "thousand": 1000, "m": 1_000_000, "million": 1_000_000, "bn": 10**9}
+SCALES |= {"billion": 10**9}
+
+_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)*"
+_UNIT = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
+_CUR_WORD = "|".join(sorted((re.escape(c) for c in CURRENCIES if c.isalpha()), key=len))
+_FIGURE = re.compile(
+    rf"(?<![\w.])(?<![A-Za-z]-)(?P<cur>[$€£¥]|(?:USD|EUR|GBP)\s?)?v?(?P<num>{_NUM})"
+    rf"(?P<ord>st|nd|rd|th)?"
+    rf"(?:\s?(?P<scale>k|bn|million|billion|thousand|m(?=\s*[$€£¥]|\s+(?:{_CUR_WORD})\b)))?"
+    rf"(?:[\s-]?(?P<unit>{_UNIT})(?![\w%]))?"
+    rf"(?:\s?(?P<cur2>[$€£¥]|(?:{_CUR_WORD})\b))?"
+    rf"(?![A-Za-z\d])",
+    re.IGNORECASE,
+)
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_TIME = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])")
+_WORD_FIGURE = re.compile(
+    r"\b(?P<word>"
+    + "|".join(sorted([*CARDINALS, *ORDINALS], key=len, reverse=True))
+    + r")(?:-(?P<unit_word>"
+    + "|".join(sorted([*CARDINALS], key=len, reverse=True))
+    + r"))?(?:[\s-](?P<unit>"
+    + _UNIT
+    + r")(?![\w%]))?\b",
+    re.IGNORECASE,
+)
+_ONE_UNIT = re.compile(
+    r"\b(?:a|an|one|per)\s+(?P<unit>second|minute|hour|day|week|month|year)\b", re.IGNORECASE
+)
+_MONTH = re.compile(
+    r"\b(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\b\.?", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One figure: its normalised value and unit, where it stands, and whether it is weak."""
+
+    value: str
+    unit: str
+    start: int
+    end: int
+    weak: bool = False
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.value, self.unit)
+
+
+def facts(text: str) -> list[Fact]:
+    """Every figure in `text`, in order of position."""
+    found: list[Fact] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(fact: Fact) -> None:
+        if not any(s < fact.end and fact.start < e for s, e in taken):
+            found.append(fact)
+            taken.append((fact.start, fact.end))
+
+    for match in _ISO_DATE.finditer(text):
+        year, month, day = match.groups()
+        add(Fact(year, "", match.start(1), match.end(1)))
+        add(Fact(str(int(month)), MONTH_OF_YEAR, match.start(2), match.end(2)))
+        add(Fact(str(int(day)), "", match.start(3), match.end(3)))
+    for match in _TIME.finditer(text):
+        add(Fact(f"{int(match.group(1))}:{match.group(2)}", "", match.start(), match.end()))
+    for match in _ONE_UNIT.finditer(text):  # "over a second" is one second, not a second one
+        add(Fact("1", UNITS[match.group("unit").lower()], match.start(), match.end()))
+    for match in _FIGURE.finditer(text):
+        add(_figure(match))
+    for match in _WORD_FIGURE.finditer(text):
+        add(_word_figure(match))
+    for match in _MONTH.finditer(text):
+        fact = _month(text, match)
+        if fact is not None:
+            add(fact)
+    return sorted(found, key=lambda f: f.start)
+
+
+def _figure(match: re.Match[str]) -> Fact:
+    raw = match.group("num").replace(",", "")
+    scale = SCALES.get((match.group("scale") or "").lower(), 1)
+    currency = match.group("cur") or match.group("cur2") or ""
+    unit = CURRENCIES.get(currency.strip().lower(), "") or UNITS.get(
+        re.sub(r"\s+", " ", (match.group("unit") or "").lower()), ""
+    )
+    return Fact(_value(raw, scale), unit, match.start(), match.end())
+
+
+def _value(raw: str, scale: int = 1) -> str:
+    """A canonical value: "09" -> "9", "1.5" with scale 1000 -> "1500"; versions stay as typed."""
+    if raw.count(".") > 1:
+        return raw  # a version: 2.10.1
+    if scale != 1:
+        number = float(raw) * scale
+        return str(int(number)) if number.is_integer() else str(number)
+    if "." not in raw and len(raw) < 6:
+        return str(int(raw))  # long digit strings (phone numbers) stay as written
+    return raw
+
+
+def _word_figure(match: re.Match[str]) -> Fact:
+    word = match.group("word").lower()
+    value = CARDINALS.get(word, ORDINALS.get(word, 0))
+    if match.group("unit_word"):
+        value += CARDINALS[match.group("unit_word").lower()]  # twenty-five
+    unit = UNITS.get((match.group("unit") or "").lower(), "")
+    weak = word in WEAK and not match.group("unit_word") and not unit
+    return Fact(str(value), unit, match.start(), match.end(), weak)
+
+
+def _month(text: str, match: re.Match[str]) -> Fact | None:
+    """A month name, written with a capital; "May" and abbreviations only beside a number."""
+    name = match.group("month")
+    if not name[:1].isupper():
+        return None
+    near = text[max(0, match.start() - 4) : match.end() + 5]
+    if (name.lower() == "may" or len(name.rstrip(".")) == 3) and not re.search(r"\d", near):
+        return None
+    return Fact(str(MONTHS[name.lower().rstrip(".")]), MONTH_OF_YEAR, match.start(), match.end())
+
+
+def holds(fact: Fact, others: Sequence[Fact]) -> bool:
+    """Whether `others` state `fact`: the same value, and the same unit where both give one (a
+    month of the year only ever matches a month of the year; a figure that is only sometimes
+    one, "a second click", proves nothing); a number of years may be the span between two
+    years ("from 2018 to 2021" holds "three years")."""
+    if fact.unit == "year" and fact.value in _spans(others):
+        return True
+    for other in others:
+        if other.value != fact.value or other.weak:
+            continue
+        if MONTH_OF_YEAR in (fact.unit, other.unit):
+            if fact.unit == other.unit:
+                return True
+        elif not fact.unit or not other.unit or fact.unit == other.unit:
+            return True
+    return False
+
+
+def _spans(others: Sequence[Fact]) -> set[str]:
+    years = sorted({int(f.value) for f in others if not f.unit and _is_year(f.value)})
+    return {str(b - a) for i, a in enumerate(years) for b in years[i + 1 :]}
+
+
+def _is_year(value: str) -> bool:
+    return value.isdigit() and 1900 <= int(value) <= 2100

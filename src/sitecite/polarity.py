@@ -1,0 +1,242 @@
+"""What a sentence asserts beyond its words: what it denies, how much it claims, and why.
+
+Two sentences can share every word and still disagree: "could not handle typos" and "could
+handle typos", "falls back instead of breaking the build" and "breaks the build instead of
+falling back", "almost always" and "always", "about 70%" and "almost all". A `Stance` reads
+three things from a sentence, and `conflict` compares a claim's with the source sentences it
+was aligned to:
+
+- polarity: the words each negation governs ("not", "never", "without", "instead of",
+  "rather than", and privative verbs such as "stopped", "replaced", "prevents"), up to three
+  content words, within the clause;
+- quantity and degree: universal words (all, every, always, whole), majority words (most,
+  mostly, usually, main), "only", "first", and superlatives (largest, fastest, best); a
+  universal softened by a hedge ("almost always", "nearly all") counts as a majority word;
+- cause and motive: "because", "the reason", "so that", "in order to", "wanted to",
+  "believes"; a claim may give a reason only where its sources give one.
+
+These are rules about English, not about any site.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sitecite.tokens import CARDINALS, STOPWORDS, Token, stem, tokenize
+
+NEGATORS = frozenset("not no never none nobody nothing neither nor without cannot nowhere".split())
+# Verbs that take away what they govern ("stopped the duplicate charges", "replaced the
+# wizard"): what they govern is neither affirmed nor denied, so "no more per-component folders"
+# does not contradict "replaced the per-component folders", nor "alerts were swapped" contradict
+# "replaced the alerts".
+PRIVATIVE = frozenset(
+    stem(w)
+    for w in """stop stopped prevent prevents prevented avoid avoids avoided remove removes removed
+    replace replaces replaced swap swapped eliminate eliminates eliminated block blocks blocked
+    ban banned skip skips skipped lack lacks lacked lose loses lost miss missed fail fails failed
+    refuse refuses refused quit retire retired abandon abandoned delete deleted disable disabled
+    forbid forbids forbade ditch ditched scrap scrapped cancel cancelled drop drops dropped cut
+    cuts""".split()
+)
+_CONTRASTS = {("instead", "of"), ("rather", "than")}
+SCOPE = 2  # content words a negation governs
+# Words that close a clause, and with it a negation's scope.
+_CLAUSE_WORDS = frozenset(
+    "but while whereas so because although though which who that when where if".split()
+)
+_CLAUSE_BREAK = re.compile(r"[,;:()\[\]—–]|\s-\s")
+
+# Universal words a claim is held to ("all fourteen apps", "always in portrait"), and those that
+# license them in a source ("each of its 62 components" licenses "every one of them").
+UNIVERSAL = frozenset("all every always whole entire everyone everything everybody".split())
+LICENSES_UNIVERSAL = UNIVERSAL | frozenset("each any".split())
+MAJORITY = frozenset("most mostly majority largely mainly main primarily".split())
+HEDGES = frozenset("almost nearly about roughly around approximately".split())
+SUPERLATIVES = frozenset(
+    """best worst biggest largest smallest fastest slowest highest lowest greatest strongest
+    weakest longest shortest cheapest heaviest lightest hardest easiest""".split()
+)
+HEAD = 2  # content words after a quantity word that say what it quantifies
+_CAUSAL_CLAIM = re.compile(
+    r"\b(because|reasons?|so\s+that|in\s+order\s+to|due\s+to|motivated|wanted\s+to|hoped\s+to|"
+    r"believes?|believed|to\s+justify|considered\s+\w+\s+too)\b",
+    re.IGNORECASE,
+)
+_CAUSAL_SOURCE = re.compile(
+    r"\b(because|since|so|therefore|thus|hence|reasons?|why|due|thanks\s+to|as\s+a\s+result|"
+    r"meant|means|caused|led\s+to|credits?|in\s+order|believe|think|feel|wanted|want|value|"
+    r"care|prefer|goal|aim|to\s+avoid|helps?|lets?)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Stance:
+    """What one sentence denies, asserts, quantifies and explains (stems and word classes)."""
+
+    negated: frozenset[str]  # governed by a negation
+    affirmed: frozenset[str]  # any other content word, but those a privative verb governs
+    plain: frozenset[str]  # affirmed in a clause with no negation at all
+    contrast: frozenset[str]  # after "instead of" or "rather than": the option not taken
+    # (class, stems of what it quantifies): ("universal", {"fourteen", "app"}), ("majority", {})
+    quantities: tuple[tuple[str, frozenset[str]], ...]
+    superlatives: frozenset[str]
+    causal: bool
+
+
+def stance(text: str) -> Stance:
+    """Read a sentence's polarity, quantities and causes."""
+    tokens = tokenize(text)
+    sets: dict[str, set[str]] = {k: set() for k in ("deny", "neutral", "contrast", "plain", "any")}
+    listing = False  # "not taking: roles; projects shorter than two weeks": the list is denied
+    for clause, opens_list in _clauses(text, tokens):
+        open_scope = _read_clause(clause, sets, "deny" if listing else "")
+        listing = listing or (open_scope and opens_list)
+    return Stance(
+        frozenset(sets["deny"]),
+        frozenset(sets["any"] - sets["neutral"]),
+        frozenset(sets["plain"] - sets["neutral"]),
+        frozenset(sets["contrast"]),
+        _quantities(text, tokens),
+        frozenset(t.lower for t in tokens if t.lower in SUPERLATIVES),
+        bool(_CAUSAL_CLAIM.search(text)),
+    )
+
+
+def _clauses(text: str, tokens: Sequence[Token]) -> list[tuple[list[Token], bool]]:
+    """The clauses of a sentence, each with whether a colon follows it."""
+    clauses: list[tuple[list[Token], bool]] = []
+    current: list[Token] = []
+    for i, token in enumerate(tokens):
+        if i and _breaks(text, tokens[i - 1], token):
+            gap = text[tokens[i - 1].end : token.start]
+            clauses.append((current, ":" in gap))
+            current = []
+        current.append(token)
+    clauses.append((current, False))
+    return [(c, colon) for c, colon in clauses if c]
+
+
+def _read_clause(clause: Sequence[Token], sets: dict[str, set[str]], inherited: str) -> bool:
+    """Sort one clause's content words into denied, neutral, contrasted and affirmed ones;
+    whether a denial is still open at its end ("not taking:")."""
+    negations = [_negation(clause, i) for i in range(len(clause))]
+    scoped: list[str] = [inherited] * len(clause)
+    open_scope = False
+    for i, kind in enumerate(negations):
+        if not kind:
+            continue
+        governed = [j for j in range(i + 1, len(clause)) if _stems(clause[j])]
+        reach = len(governed) if kind == "contrast" else SCOPE
+        for j in governed[:reach]:
+            scoped[j] = scoped[j] or kind
+        open_scope = kind == "deny" and len(governed) == 1  # "not taking:", then its objects
+    denying = inherited or any(k in ("deny", "contrast") for k in negations)
+    for token, kind, scope in zip(clause, negations, scoped, strict=True):
+        stems = _stems(token)
+        if not stems or kind in ("deny", "contrast"):
+            continue
+        if scope:
+            sets[scope].update(stems)
+        else:
+            sets["any"].update(stems)
+            if not denying:
+                sets["plain"].update(stems)
+    return open_scope
+
+
+def _negation(tokens: Sequence[Token], i: int) -> str:
+    """ "deny" for a negation, "contrast" for "instead of" and "rather than", "neutral" for a
+    privative verb ("replaced": the verb itself is affirmed), "" for any other word."""
+    word = tokens[i].lower
+    following = tokens[i + 1].lower if i + 1 < len(tokens) else ""
+    previous = tokens[i - 1].lower if i else ""
+    if (word, following) in _CONTRASTS or (previous, word) in _CONTRASTS:
+        return "contrast"
+    if word in NEGATORS or word.endswith(("n't", "n’t")) or (word, following) == ("no", "longer"):
+        return "deny"
+    return "neutral" if stem(word) in PRIVATIVE and not tokens[i].capitalised else ""
+
+
+def _breaks(text: str, before: Token, token: Token) -> bool:
+    return bool(_CLAUSE_BREAK.search(text[before.end : token.start])) or (
+        token.lower in _CLAUSE_WORDS
+    )
+
+
+def _stems(token: Token) -> set[str]:
+    if token.content:
+        return {token.stem} | {stem(p) for p in token.parts if p.isalpha() and p not in STOPWORDS}
+    return set()
+
+
+def _quantities(text: str, tokens: Sequence[Token]) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Each quantity word's class and what it quantifies (the next content words or figures of
+    its clause); a universal after a hedge ("almost always") is a majority."""
+    found = []
+    for i, token in enumerate(tokens):
+        word = token.lower
+        if word in LICENSES_UNIVERSAL and not _at_all(tokens, i):
+            hedged = i > 0 and tokens[i - 1].lower in HEDGES
+            kind = "majority" if hedged else "universal" if word in UNIVERSAL else "each"
+        elif word in MAJORITY:
+            kind = "majority"
+        else:
+            continue
+        head: set[str] = set()
+        for j in range(i + 1, len(tokens)):
+            after = tokens[j]
+            if len(head) == HEAD or _breaks(text, tokens[j - 1], after):
+                break
+            if after.numeric or after.lower in CARDINALS:
+                head.add(after.lower)
+            else:
+                head |= _stems(after)
+        found.append((kind, frozenset(head)))
+    return tuple(found)
+
+
+def _at_all(tokens: Sequence[Token], i: int) -> bool:
+    """ "not ... at all" is emphasis, not a quantity."""
+    return tokens[i].lower == "all" and i > 0 and tokens[i - 1].lower == "at"
+
+
+def conflict(claim: Stance, sources: Sequence[Stance], sources_text: str) -> str:
+    """How the claim says more or other than its aligned source sentences, or ""."""
+
+    def union(name: str) -> frozenset[str]:
+        return frozenset().union(*(getattr(s, name) for s in sources)) if sources else frozenset()
+
+    denied = sorted(claim.negated & (union("plain") - union("negated")))
+    if denied:
+        return f"denies what its source affirms: {', '.join(denied)}"
+    asserted = sorted(claim.plain & (union("negated") - union("affirmed")))
+    if asserted:
+        return f"affirms what its source denies: {', '.join(asserted)}"
+    taken = claim.affirmed & (union("contrast") - union("affirmed"))
+    refused = claim.contrast & (union("affirmed") - union("contrast"))
+    if taken and refused:
+        return f"swaps what its source prefers: {', '.join(sorted(taken | refused))}"
+    quantities = [q for s in sources for q in s.quantities]
+    for kind, head in claim.quantities:
+        if kind == "each":
+            continue
+        allowed = {"majority", "universal", "each"} if kind == "majority" else {"universal", "each"}
+        if not any(k in allowed and (not head or not h or head & h) for k, h in quantities):
+            quantified = " ".join(sorted(head))
+            return f"'{kind}' quantity its source does not state ({quantified})".replace(" ()", "")
+    if claim.superlatives and not claim.superlatives & union("superlatives"):
+        return f"superlative its source does not state: {', '.join(sorted(claim.superlatives))}"
+    if claim.causal and not _CAUSAL_SOURCE.search(sources_text):
+        return "gives a reason its source does not give"
+    return ""
+
+
+def clauses(text: str) -> list[str]:
+    """A sentence's clauses as text, split at punctuation (commas, semicolons, colons, dashes)."""
+    return [part for part in _PUNCTUATION.split(text) if part.strip()]
+
+
+_PUNCTUATION = re.compile(r"[,;:()\[\]—–]|\s-\s")
