@@ -4,8 +4,9 @@ times and dates, read the same way from an answer and from its sources.
 Each becomes a (value, unit) pair: "1,240 ms" and "1240 milliseconds" are ("1240", "ms"),
 "$5/month" is ("5", "$"), "€1.2k" is ("1200", "€"), "24-year-old" is ("24", "year"), "third"
 and "3rd" are ("3", ""), "22 January 2026" is ("22", ""), ("1", MONTH_OF_YEAR) and ("2026", "").
-A digit inside a word is part of a name, not a figure ("B2", "GPT-4o", "p75" are names; see
-sitecite.tokens). "98.1%" is never "98%" and "WCAG 2" never "WCAG 2.2": values are compared
+A digit inside a word is part of a name, not a figure ("B2", "GPT-4o" are names; see
+sitecite.tokens), except a percentile: "p75" and "75th percentile" are ("75",
+"percentile"). "98.1%" is never "98%" and "WCAG 2" never "WCAG 2.2": values are compared
 exactly, units only when both sides give one.
 """
 
@@ -112,6 +113,10 @@ _FIGURE = re.compile(
     rf"(?![A-Za-z\d])",
     re.IGNORECASE,
 )
+_PERCENTILE = re.compile(
+    r"(?<![\w.])p(?P<p>\d{1,2}(?:\.\d+)?)\b|\b(?P<n>\d{1,2})(?:st|nd|rd|th)\s+percentile\b",
+    re.IGNORECASE,
+)
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _TIME = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])")
 _WORD_FIGURE = re.compile(
@@ -162,6 +167,8 @@ def facts(text: str) -> list[Fact]:
         add(Fact(year, "", match.start(1), match.end(1)))
         add(Fact(str(int(month)), MONTH_OF_YEAR, match.start(2), match.end(2)))
         add(Fact(str(int(day)), "", match.start(3), match.end(3)))
+    for match in _PERCENTILE.finditer(text):  # "p75" is "the 75th percentile"
+        add(Fact(match.group("p") or match.group("n"), "percentile", match.start(), match.end()))
     for match in _TIME.finditer(text):
         add(Fact(f"{int(match.group(1))}:{match.group(2)}", "", match.start(), match.end()))
     for match in _ONE_UNIT.finditer(text):  # "over a second" is one second, not a second one
@@ -245,3 +252,42 @@ def _spans(others: Sequence[Fact]) -> set[str]:
 
 def _is_year(value: str) -> bool:
     return value.isdigit() and 1900 <= int(value) <= 2100
+
+
+_FROM = re.compile(r"\bfrom\s*$", re.IGNORECASE)
+_TO = re.compile(r"\s*(?:to|→|->|–)\s*", re.IGNORECASE)
+_BEFORE = re.compile(r"\bbefore\s*(?:was|:|,)?\s*$", re.IGNORECASE)
+_AFTER = re.compile(r"\bafter\s*(?:was|:|,)?\s*$", re.IGNORECASE)
+_BACK_FROM = re.compile(r",?\s*(?:down|up)\s+from\s*", re.IGNORECASE)
+_TO_THEN_FROM = re.compile(r",?\s*from\s*", re.IGNORECASE)
+
+
+def changes(text: str) -> list[tuple[Fact, Fact]]:
+    """Changes a sentence states, as (from, to) pairs of figures: "from 4.1 s to 1.3 s",
+    "before was 412 KB and after was 146 KB", "1.3 s, down from 4.1 s", "fell to 6 from 19"."""
+    found = [f for f in facts(text) if not f.weak]
+    pairs = []
+    for first, second in zip(found, found[1:], strict=False):
+        before = text[max(0, first.start - 16) : first.start]
+        between = text[first.end : second.start]
+        if (_FROM.search(before) and _TO.fullmatch(between)) or (
+            _BEFORE.search(before) and _AFTER.search(between)
+        ):
+            pairs.append((first, second))
+        elif _BACK_FROM.fullmatch(between) or (
+            re.search(r"\bto\s*$", before, re.IGNORECASE) and _TO_THEN_FROM.fullmatch(between)
+        ):
+            pairs.append((second, first))
+    return pairs
+
+
+def reversed_change(claim: str, sources: Sequence[str]) -> str:
+    """A change the claim states in the opposite direction to its sources ("rose from 86 ms to
+    1,240 ms" against "before was 1,240 ms and after was 86 ms"), or ""."""
+    stated = [pair for text in sources for pair in changes(text)]
+    for start, end in changes(claim):
+        forward = any(holds(start, [a]) and holds(end, [b]) for a, b in stated)
+        backward = any(holds(start, [b]) and holds(end, [a]) for a, b in stated)
+        if backward and not forward:
+            return f"from {claim[start.start : start.end]} to {claim[end.start : end.end]}"
+    return ""

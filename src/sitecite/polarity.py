@@ -6,12 +6,16 @@ falling back", "almost always" and "always", "about 70%" and "almost all". A `St
 three things from a sentence, and `conflict` compares a claim's with the source sentences it
 was aligned to:
 
-- polarity: the words each negation governs ("not", "never", "without", "instead of",
-  "rather than", and privative verbs such as "stopped", "replaced", "prevents"), up to three
-  content words, within the clause;
+- polarity, clause by clause: the words each negation governs ("not", "never", "without"), up
+  to two content words within the clause; the option "instead of" or "rather than" rejects;
+  and the words a privative verb ("stopped", "replaced", "prevents") or a change ("no
+  longer", "not until") governs, which are neither affirmed nor denied. A claim clause and a
+  source clause disagree when one denies a word the other affirms plainly (in a clause with no
+  negation) and they share another word, so they are about the same thing;
 - quantity and degree: universal words (all, every, always, whole), majority words (most,
-  mostly, usually, main), "only", "first", and superlatives (largest, fastest, best); a
-  universal softened by a hedge ("almost always", "nearly all") counts as a majority word;
+  mostly, main) and superlatives (largest, fastest, best), each with what it quantifies; a
+  universal softened by a hedge ("almost always", "nearly all") counts as a majority word, and
+  one inside a denied or rejected phrase ("rather than loading the whole app") claims nothing;
 - cause and motive: "because", "the reason", "so that", "in order to", "wanted to",
   "believes"; a claim may give a reason only where its sources give one.
 
@@ -41,6 +45,13 @@ PRIVATIVE = frozenset(
     cuts""".split()
 )
 _CONTRASTS = {("instead", "of"), ("rather", "than")}
+_CHANGES = {("no", "longer"), ("not", "until"), ("not", "unless")}  # "isn't loaded until ..."
+_CONDITIONS = frozenset("until unless before".split())
+_NOT_TRUE = re.compile(
+    r"\b(?:it\s+is|it's|it’s|that\s+is|that's|this\s+is)\s+(?:not|n[o’']t)\s+"
+    r"(?:true|the\s+case|correct|accurate|right)\s+that\b|\bit\s+is\s+false\s+that\b",
+    re.IGNORECASE,
+)
 SCOPE = 2  # content words a negation governs
 # Words that close a clause, and with it a negation's scope.
 _CLAUSE_WORDS = frozenset(
@@ -73,33 +84,46 @@ _CAUSAL_SOURCE = re.compile(
 
 
 @dataclass(frozen=True)
-class Stance:
-    """What one sentence denies, asserts, quantifies and explains (stems and word classes)."""
+class Clause:
+    """One clause's content stems, sorted by what the clause does with them."""
 
+    words: frozenset[str]
     negated: frozenset[str]  # governed by a negation
-    affirmed: frozenset[str]  # any other content word, but those a privative verb governs
-    plain: frozenset[str]  # affirmed in a clause with no negation at all
+    affirmed: frozenset[str]  # neither negated, rejected nor governed by a privative verb
+    plain: frozenset[str]  # affirmed, in a clause with no negation at all
     contrast: frozenset[str]  # after "instead of" or "rather than": the option not taken
+
+
+@dataclass(frozen=True)
+class Stance:
+    """What one sentence denies, asserts, quantifies and explains."""
+
+    clauses: tuple[Clause, ...]
     # (class, stems of what it quantifies): ("universal", {"fourteen", "app"}), ("majority", {})
     quantities: tuple[tuple[str, frozenset[str]], ...]
     superlatives: frozenset[str]
     causal: bool
 
+    def union(self, name: str) -> frozenset[str]:
+        return frozenset().union(*(getattr(c, name) for c in self.clauses))
+
 
 def stance(text: str) -> Stance:
     """Read a sentence's polarity, quantities and causes."""
     tokens = tokenize(text)
-    sets: dict[str, set[str]] = {k: set() for k in ("deny", "neutral", "contrast", "plain", "any")}
+    clauses: list[Clause] = []
+    quantities: list[tuple[str, frozenset[str]]] = []
     listing = False  # "not taking: roles; projects shorter than two weeks": the list is denied
+    whole = _NOT_TRUE.search(text)  # "it is not true that ...": everything after is denied
     for clause, opens_list in _clauses(text, tokens):
-        open_scope = _read_clause(clause, sets, "deny" if listing else "")
+        after = whole is not None and clause[-1].end > whole.end()
+        scoped, open_scope = _scopes(clause, "deny" if listing or after else "")
+        clauses.append(_clause(clause, scoped))
+        quantities += _quantities(text, clause, scoped)
         listing = listing or (open_scope and opens_list)
     return Stance(
-        frozenset(sets["deny"]),
-        frozenset(sets["any"] - sets["neutral"]),
-        frozenset(sets["plain"] - sets["neutral"]),
-        frozenset(sets["contrast"]),
-        _quantities(text, tokens),
+        tuple(clauses),
+        tuple(quantities),
         frozenset(t.lower for t in tokens if t.lower in SUPERLATIVES),
         bool(_CAUSAL_CLAIM.search(text)),
     )
@@ -119,13 +143,13 @@ def _clauses(text: str, tokens: Sequence[Token]) -> list[tuple[list[Token], bool
     return [(c, colon) for c, colon in clauses if c]
 
 
-def _read_clause(clause: Sequence[Token], sets: dict[str, set[str]], inherited: str) -> bool:
-    """Sort one clause's content words into denied, neutral, contrasted and affirmed ones;
-    whether a denial is still open at its end ("not taking:")."""
-    negations = [_negation(clause, i) for i in range(len(clause))]
-    scoped: list[str] = [inherited] * len(clause)
+def _scopes(clause: Sequence[Token], inherited: str) -> tuple[list[str], bool]:
+    """What governs each token of a clause ("deny", "contrast", "neutral", a negation's own
+    "negator", or ""), and whether a denial is still open at its end ("not taking:")."""
+    kinds = [_negation(clause, i) for i in range(len(clause))]
+    scoped = [("negator" if kind in ("deny", "contrast") else inherited) for kind in kinds]
     open_scope = False
-    for i, kind in enumerate(negations):
+    for i, kind in enumerate(kinds):
         if not kind:
             continue
         governed = [j for j in range(i + 1, len(clause)) if _stems(clause[j])]
@@ -133,30 +157,40 @@ def _read_clause(clause: Sequence[Token], sets: dict[str, set[str]], inherited: 
         for j in governed[:reach]:
             scoped[j] = scoped[j] or kind
         open_scope = kind == "deny" and len(governed) == 1  # "not taking:", then its objects
-    denying = inherited or any(k in ("deny", "contrast") for k in negations)
-    for token, kind, scope in zip(clause, negations, scoped, strict=True):
+    return scoped, open_scope
+
+
+def _clause(tokens: Sequence[Token], scoped: Sequence[str]) -> Clause:
+    sets: dict[str, set[str]] = {k: set() for k in ("deny", "neutral", "contrast", "", "all")}
+    for token, scope in zip(tokens, scoped, strict=True):
         stems = _stems(token)
-        if not stems or kind in ("deny", "contrast"):
-            continue
-        if scope:
-            sets[scope].update(stems)
-        else:
-            sets["any"].update(stems)
-            if not denying:
-                sets["plain"].update(stems)
-    return open_scope
+        sets["all"] |= stems
+        if scope != "negator":
+            sets[scope] |= stems
+    denying = any(s in ("deny", "contrast", "negator") for s in scoped)
+    affirmed = frozenset(sets[""] - sets["neutral"])
+    return Clause(
+        frozenset(sets["all"]),
+        frozenset(sets["deny"]),
+        affirmed,
+        frozenset() if denying else affirmed,
+        frozenset(sets["contrast"]),
+    )
 
 
 def _negation(tokens: Sequence[Token], i: int) -> str:
     """ "deny" for a negation, "contrast" for "instead of" and "rather than", "neutral" for a
-    privative verb ("replaced": the verb itself is affirmed), "" for any other word."""
+    privative verb ("replaced": the verb itself is affirmed) or a change ("no longer", "not
+    ... until"), "" for any other word."""
     word = tokens[i].lower
     following = tokens[i + 1].lower if i + 1 < len(tokens) else ""
     previous = tokens[i - 1].lower if i else ""
     if (word, following) in _CONTRASTS or (previous, word) in _CONTRASTS:
         return "contrast"
-    if word in NEGATORS or word.endswith(("n't", "n’t")) or (word, following) == ("no", "longer"):
-        return "deny"
+    if word in NEGATORS or word.endswith(("n't", "n’t")):
+        later = {t.lower for t in tokens[i + 1 : i + 6]}
+        changing = (word, following) in _CHANGES or later & _CONDITIONS
+        return "neutral" if changing else "deny"
     return "neutral" if stem(word) in PRIVATIVE and not tokens[i].capitalised else ""
 
 
@@ -172,30 +206,31 @@ def _stems(token: Token) -> set[str]:
     return set()
 
 
-def _quantities(text: str, tokens: Sequence[Token]) -> tuple[tuple[str, frozenset[str]], ...]:
+def _quantities(
+    text: str, tokens: Sequence[Token], scoped: Sequence[str]
+) -> list[tuple[str, frozenset[str]]]:
     """Each quantity word's class and what it quantifies (the next content words or figures of
-    its clause); a universal after a hedge ("almost always") is a majority."""
+    its clause); a universal after a hedge ("almost always") is a majority, and one that a
+    negation or "rather than" governs claims nothing."""
     found = []
     for i, token in enumerate(tokens):
         word = token.lower
+        if scoped[i] in ("deny", "contrast"):
+            continue
         if word in LICENSES_UNIVERSAL and not _at_all(tokens, i):
             hedged = i > 0 and tokens[i - 1].lower in HEDGES
             kind = "majority" if hedged else "universal" if word in UNIVERSAL else "each"
-        elif word in MAJORITY:
-            kind = "majority"
+        elif word in MAJORITY and not (word == "most" and i and tokens[i - 1].lower == "at"):
+            kind = "majority"  # "at most 90 seconds" is a bound, not a majority
         else:
             continue
         head: set[str] = set()
-        for j in range(i + 1, len(tokens)):
-            after = tokens[j]
-            if len(head) == HEAD or _breaks(text, tokens[j - 1], after):
+        for after in tokens[i + 1 :]:
+            if len(head) == HEAD:
                 break
-            if after.numeric or after.lower in CARDINALS:
-                head.add(after.lower)
-            else:
-                head |= _stems(after)
+            head |= {after.lower} if after.numeric or after.lower in CARDINALS else _stems(after)
         found.append((kind, frozenset(head)))
-    return tuple(found)
+    return found
 
 
 def _at_all(tokens: Sequence[Token], i: int) -> bool:
@@ -205,20 +240,41 @@ def _at_all(tokens: Sequence[Token], i: int) -> bool:
 
 def conflict(claim: Stance, sources: Sequence[Stance], sources_text: str) -> str:
     """How the claim says more or other than its aligned source sentences, or ""."""
+    return (
+        _polarity(claim, sources)
+        or _quantity(claim, sources)
+        or (
+            "gives a reason its source does not give"
+            if claim.causal and not _CAUSAL_SOURCE.search(sources_text)
+            else ""
+        )
+    )
 
-    def union(name: str) -> frozenset[str]:
-        return frozenset().union(*(getattr(s, name) for s in sources)) if sources else frozenset()
 
-    denied = sorted(claim.negated & (union("plain") - union("negated")))
-    if denied:
-        return f"denies what its source affirms: {', '.join(denied)}"
-    asserted = sorted(claim.plain & (union("negated") - union("affirmed")))
-    if asserted:
-        return f"affirms what its source denies: {', '.join(asserted)}"
-    taken = claim.affirmed & (union("contrast") - union("affirmed"))
-    refused = claim.contrast & (union("affirmed") - union("contrast"))
-    if taken and refused:
-        return f"swaps what its source prefers: {', '.join(sorted(taken | refused))}"
+def _polarity(claim: Stance, sources: Sequence[Stance]) -> str:
+    """A claim clause that denies what a source clause about the same thing affirms plainly,
+    affirms plainly what it denies, or takes the option it rejects."""
+    pairs = [(c, s) for c in claim.clauses for source in sources for s in source.clauses]
+    negated = frozenset().union(*(s.union("negated") for s in sources))
+    affirmed = frozenset().union(*(s.union("affirmed") for s in sources))
+    rejected = frozenset().union(*(s.union("contrast") for s in sources))
+    for mine in claim.clauses:
+        taken = mine.affirmed & (rejected | negated) - affirmed
+        refused = mine.contrast & affirmed - rejected
+        if taken and refused:
+            return f"swaps what its source prefers: {', '.join(sorted(taken | refused))}"
+    for mine, theirs in pairs:
+        about = mine.words & theirs.words
+        denied = {w for w in mine.negated & theirs.plain - negated if about - {w}}
+        if denied:
+            return f"denies what its source affirms: {', '.join(sorted(denied))}"
+        asserted = {w for w in mine.plain & theirs.negated - affirmed if about - {w}}
+        if asserted:
+            return f"affirms what its source denies: {', '.join(sorted(asserted))}"
+    return ""
+
+
+def _quantity(claim: Stance, sources: Sequence[Stance]) -> str:
     quantities = [q for s in sources for q in s.quantities]
     for kind, head in claim.quantities:
         if kind == "each":
@@ -227,10 +283,9 @@ def conflict(claim: Stance, sources: Sequence[Stance], sources_text: str) -> str
         if not any(k in allowed and (not head or not h or head & h) for k, h in quantities):
             quantified = " ".join(sorted(head))
             return f"'{kind}' quantity its source does not state ({quantified})".replace(" ()", "")
-    if claim.superlatives and not claim.superlatives & union("superlatives"):
+    supers = frozenset().union(*(s.superlatives for s in sources))
+    if claim.superlatives and not claim.superlatives & supers:
         return f"superlative its source does not state: {', '.join(sorted(claim.superlatives))}"
-    if claim.causal and not _CAUSAL_SOURCE.search(sources_text):
-        return "gives a reason its source does not give"
     return ""
 
 

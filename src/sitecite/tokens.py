@@ -54,6 +54,8 @@ _ORDINAL_WORDS = (
 ).split()
 ORDINALS = {w: n for n, w in enumerate(_ORDINAL_WORDS, start=1)}
 NUMBER_WORDS = frozenset(CARDINALS) | frozenset(ORDINALS)
+# Negations outside the stop words: function words too, never content.
+NEGATIONS = frozenset("never none nobody nothing neither without cannot nowhere".split())
 # A word: starts with a letter or digit (or a dot before letters, ".NET", ".is"), may hold
 # apostrophes, hyphens, dots, plus and hash inside, and ends on a letter, digit, + or #.
 _WORD = re.compile(r"(?<![\w.])\.(?=[^\W\d_])[^\W_]+|[^\W_](?:[\w'’\-.+#]*[\w+#])?")
@@ -112,6 +114,7 @@ class Token:
             and not self.numeric
             and self.lower not in STOPWORDS
             and self.lower not in NUMBER_WORDS
+            and self.lower not in NEGATIONS
             and not self.lower.endswith(("n't", "n’t"))
         )
 

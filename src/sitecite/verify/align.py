@@ -21,10 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from sitecite.facts import Fact, holds
-from sitecite.tokens import tokenize
+from sitecite.tokens import stem, tokenize
 from sitecite.verify.sources import CHANGE, Evidence, Reading
 
 WORD_MATCH = 0.6  # a word whose closest aligned word is this close counts as said
+NEARBY = 0.75  # a word the cited sections use, though not in the aligned sentences
 MAX_ALIGNED = 4  # source sentences one claim may rest on
 MIN_GAIN = 2  # words or figures a further sentence must add...
 MIN_SHARED = 3  # ...unless it shares this many words with the claim in all
@@ -41,6 +42,7 @@ class Alignment:
     labels: list[Reading]
     exact: frozenset[str]  # claim stems the aligned sentences or labels use
     vectors: np.ndarray  # word vectors of the aligned sentences' words (and labels')
+    nearby: frozenset[str]  # other claim stems the cited sections use elsewhere
 
     @property
     def missing(self) -> list[str]:
@@ -72,21 +74,27 @@ def align(claim: Reading, cited: Sequence[int], evidence: Evidence) -> Alignment
                 continue
             reading = candidate[2]
             new = (claim.stems & reading.stems) - covered
-            facts = {k for k, f in enumerate(needed) if k not in held and holds(f, reading.facts)}
-            score = sum(evidence.weight(s) or 1.0 for s in new) + FACT_WEIGHT * len(facts)
+            facts = {k for k, f in enumerate(needed) if holds(f, reading.facts)}
+            fresh = facts - held
+            score = sum(evidence.weight(s) or 1.0 for s in new) + FACT_WEIGHT * len(fresh)
             if score > best_score:
-                shared = len(claim.stems & reading.stems)
-                best, best_score, best_gain, best_shared = (
-                    candidate,
-                    score,
-                    len(new) + len(facts),
-                    shared,
-                )
+                best, best_score = candidate, score
+                best_gain = len(new) + (len(facts) if fresh else 0)  # "June 2026" is two
+                best_shared = len(claim.stems & reading.stems)
         if best is None or (chosen and best_gain < MIN_GAIN and best_shared < MIN_SHARED):
             break
         chosen.append(best)
         covered |= claim.stems & best[2].stems
         held |= {k for k, f in enumerate(needed) if holds(f, best[2].facts)}
+    return _alignment(claim, cited, chosen, evidence)
+
+
+def _alignment(
+    claim: Reading,
+    cited: Sequence[int],
+    chosen: list[tuple[int, int, Reading]],
+    evidence: Evidence,
+) -> Alignment:
     positions = tuple(dict.fromkeys(c[0] for c in chosen)) or tuple(cited)
     labels = [evidence.sections[p].label for p in positions]
     sentences = [c[2] for c in chosen]
@@ -94,29 +102,35 @@ def align(claim: Reading, cited: Sequence[int], evidence: Evidence) -> Alignment
     exact = claim.stems & said  # restating the question adds nothing
     if sum(len(r.facts) for r in sentences) >= 2:
         exact |= claim.stems & CHANGE  # two figures say "rose", "fell" and "faster"
-    vectors = [
-        evidence.sections[p].word_vectors[i] for p, i, _ in chosen if p < len(evidence.sections)
-    ]
+    nearby = frozenset().union(*(evidence.sections[p].stems for p in cited)) & claim.stems
+    vectors = [evidence.sections[p].word_vectors[i] for p, i, _ in chosen]
     vectors += [evidence.lexicon.known(sorted(r.surface.values())) for r in labels]
     stacked = np.vstack(vectors) if vectors else np.zeros((0, evidence.lexicon.dim), np.float32)
-    return Alignment(claim, positions, sentences, labels, exact, stacked)
+    return Alignment(claim, positions, sentences, labels, exact, stacked, nearby - exact)
 
 
 def soft_coverage(alignment: Alignment, vectors: dict[str, np.ndarray]) -> tuple[float, list[str]]:
-    """(mean coverage of the claim's words, the words left uncovered at `WORD_MATCH`);
-    `vectors` holds the claim's missing words' vectors."""
+    """(mean coverage of the claim's words, the words its cited sections do not say at all).
+
+    A word counts 1 when the aligned sentences use it, NEARBY when only another sentence of the
+    cited sections does, else the cosine of its closest aligned word if that reaches
+    WORD_MATCH (below it, two unrelated words still score 0.3 to 0.5); it is left uncovered
+    when no aligned word is that close and the cited sections never use it."""
     claim = alignment.claim
     if not claim.surface:
         return 1.0, []
-    scores = {}
+    total = float(len(alignment.exact))
+    uncovered = []
     for word in alignment.missing:
         vector = vectors.get(word)
-        if vector is None or not len(alignment.vectors):
-            scores[word] = 0.0
-        else:
-            scores[word] = max(0.0, float((alignment.vectors @ vector).max()))
-    total = len(alignment.exact) + sum(scores.values())
-    return total / len(claim.surface), [w for w, s in scores.items() if s < WORD_MATCH]
+        closest = 0.0
+        if vector is not None and len(alignment.vectors):
+            closest = max(0.0, float((alignment.vectors @ vector).max()))
+        near = stem(word) in alignment.nearby
+        total += max(closest if closest >= WORD_MATCH else 0.0, NEARBY if near else 0.0)
+        if closest < WORD_MATCH and not near:
+            uncovered.append(word)
+    return total / len(claim.surface), uncovered
 
 
 def longest_run(text: str, uncovered: Sequence[str]) -> int:

@@ -10,6 +10,7 @@ kept in a small cache.
 from __future__ import annotations
 
 import math
+import re
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Mapping, Sequence
@@ -28,9 +29,8 @@ from sitecite.types import Section
 # "She sums it up as ..." adds no claim of its own.
 ATTRIBUTION = frozenset(
     """according site website page pages source sources quoted says say said mentions mention
-    mentioned states stated writes wrote notes noted describes described lists listed explains
-    explained adds added recalls recalled sums summed puts put calls called reports reported
-    here also yes""".split()
+    mentioned writes wrote describes described explains explained adds added recalls recalled
+    sums summed here also yes""".split()
 )
 # Words that add no claim of their own: light verbs, intensifiers and connectives ("got much
 # faster", "rather than", "compared with").
@@ -38,7 +38,15 @@ LIGHT = frozenset(
     """get gets got getting gotten much very really quite now still even well clearly actually
     simply just rather instead since versus otherwise including plus like compared alongside
     together whether although though yet despite unlike besides hence thus therefore however
-    meanwhile moreover overall""".split()
+    meanwhile moreover overall across along among amongst upon within onto toward towards
+    behind beyond beside near around per happen happens happened""".split()
+)
+# Connectives of several words, none of which says anything alone ("as long as", "such as").
+_CONNECTIVES = re.compile(
+    r"\b(?:as long as|as well as|as soon as|as far as|such as|in order to|so that|even though|"
+    r"in terms of|in fact|at least|at most|on top of that|on top of|as a result|in the end|"
+    r"of course|for example|for instance)\b",
+    re.IGNORECASE,
 )
 # Words of change and comparison: said by two figures ("before was 1,240 ms and after was 86 ms"
 # is "dropped", "fell", "faster"), so a source with two figures covers them.
@@ -65,17 +73,19 @@ class Reading:
     stance: Stance
 
 
-def read(text: str, ignore: frozenset[str] = frozenset()) -> Reading:
-    """Read one sentence; words in `ignore` (the site owner's name) are not content, nor are
-    the units of its figures ("three years", "45-minute")."""
+def read(text: str, ignore: frozenset[str] = frozenset(), claim: bool = False) -> Reading:
+    """Read one sentence; words in `ignore` (the site owner's name) are not content. In a
+    claim, neither are the units of its figures ("three years", "45-minute"), which the figure
+    check holds to the sources; in a source every word can vouch for a claim's."""
     figures = tuple(facts(text))
     surface: dict[str, str] = {}
     lower: set[str] = set()
     skip = ignore | ATTRIBUTION | LIGHT
-    for token in tokenize(text):
+    bare = _CONNECTIVES.sub(lambda m: " " * len(m.group(0)), text)  # positions stay
+    for token in tokenize(bare):
         lower.add(token.lower)
         lower.update(token.parts)
-        if token.lower in skip or _inside(token.start, figures):
+        if token.lower in skip or (claim and _inside(token.start, figures)):
             continue
         if token.content:
             surface.setdefault(token.stem, token.lower)
@@ -142,6 +152,8 @@ class SourceEvidence:
     label: Reading
     sentences: list[Reading]
     word_vectors: list[np.ndarray] = field(repr=False, default_factory=list)  # per sentence
+    stems: frozenset[str] = frozenset()  # every content stem of the section
+    words: frozenset[str] = frozenset()  # every lower-case word of it: where names are found
 
 
 @dataclass
@@ -174,7 +186,9 @@ def build_evidence(
         label = read(f"{section.title}. {section.heading}", subject)
         readings = [read(t, subject) for t in texts]
         vectors = [lexicon.known([r.surface[s] for s in sorted(r.stems)]) for r in readings]
-        read_sections.append(SourceEvidence(position, label, readings, vectors))
+        stems = frozenset().union(label.stems, *(r.stems for r in readings))
+        words = frozenset().union(label.lower, *(r.lower for r in readings))
+        read_sections.append(SourceEvidence(position, label, readings, vectors, stems, words))
     counts: Counter[str] = Counter()
     total = 0
     for source in read_sections:

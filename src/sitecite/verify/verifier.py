@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sitecite.facts import Fact, facts, holds
+from sitecite.facts import Fact, facts, holds, reversed_change
 from sitecite.injection import instruction_in
 from sitecite.polarity import clauses, conflict
 from sitecite.tokens import names
@@ -131,7 +131,7 @@ class Verifier:
         if injected:
             verdict.problems["instructions"] = injected
         meta, claims = meta_clauses(sentence.clean)
-        if meta and not any(read(c, evidence.subject).stems for c in claims):
+        if meta and not any(read(c, evidence.subject, claim=True).stems for c in claims):
             verdict.meta = True  # says only what the sources do not cover
             verdict.cited = cited if sentence.markers else ()
             return verdict
@@ -143,7 +143,7 @@ class Verifier:
             verdict.problems["citations"] = "no citation"
         if verdict.problems.get("citations"):
             return verdict
-        claim = read(" ".join(claims) if meta else sentence.clean, evidence.subject)
+        claim = read(" ".join(claims) if meta else sentence.clean, evidence.subject, claim=True)
         alignment = align(claim, cited, evidence)
         verdict.alignment = alignment
         self._figures_and_names(verdict, alignment, evidence)
@@ -165,7 +165,12 @@ class Verifier:
         ]
         if missing:
             verdict.problems["numbers"] = _missing(missing)
-        known = alignment.words() | evidence.subject
+        else:
+            backwards = reversed_change(claim.text, [r.text for r in alignment.sentences])
+            if backwards:
+                verdict.problems["numbers"] = f"reverses the change its source states: {backwards}"
+        known = frozenset().union(*(evidence.sections[p].words for p in verdict.cited))
+        known |= evidence.subject
         unknown = [n for n in _names(claim.text) if not _known(n, known)]
         if unknown:
             verdict.problems["names"] = _missing(unknown)
@@ -182,7 +187,7 @@ class Verifier:
         run = longest_run(alignment.claim.text, uncovered)
         verdict.coverage, verdict.uncovered, verdict.run = coverage, uncovered, run
         if (
-            coverage < self.support_threshold
+            (coverage < self.support_threshold and len(uncovered) > 1)
             or len(uncovered) > self.max_uncovered
             or run > self.max_run
         ):
