@@ -179,6 +179,7 @@ class LLMGenerator(Generator):
         messages = build_messages(
             context.question, prompt_sources(context.sections), index.subject or _NO_SUBJECT
         )
+        evidence.rules = " ".join(messages[0]["content"].lower().split())
         reply_context = ReplyContext(
             context.question, context.sections, evidence, context.answer_kind
         )

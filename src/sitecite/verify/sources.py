@@ -165,6 +165,7 @@ class Evidence:
     subject: frozenset[str]  # words of the site owner's name: any sentence may use them
     idf: dict[str, float]
     question: frozenset[str] = frozenset()  # its content stems: an answer may restate them
+    rules: str = ""  # the model's own instructions, lower-case: never to be recited
 
     def __len__(self) -> int:
         return len(self.sections)

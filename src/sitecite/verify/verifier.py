@@ -127,7 +127,7 @@ class Verifier:
         """Everything but the word-vector coverage, which waits for one embedding call."""
         cited, outside = sentence.cites(len(evidence), json_citations)
         verdict = SentenceVerdict(sentence, cited)
-        injected = instruction_in(sentence.clean)
+        injected = instruction_in(sentence.clean) or _recites(sentence.clean, evidence.rules)
         if injected:
             verdict.problems["instructions"] = injected
         meta, claims = meta_clauses(sentence.clean)
@@ -264,6 +264,14 @@ def clause_figures(clause: str, figures: list[Fact]) -> str:
 
 def _inside(position: int, figures: Sequence[Fact]) -> bool:
     return any(f.start <= position < f.end for f in figures)
+
+
+def _recites(sentence: str, rules: str) -> str:
+    """Whether a sentence repeats the model's own instructions ("Use only the sources.")."""
+    words = " ".join(sentence.lower().strip(" .!?").split())
+    if rules and len(words.split()) >= 3 and words in rules:
+        return f"repeats the model's instructions: '{sentence[:60]}'"
+    return ""
 
 
 def _texts(alignment: Alignment) -> str:
