@@ -71,11 +71,12 @@ def load(path: Path) -> list[Record]:
 
 
 def sections_of(record: Record) -> list[Section]:
-    """The record's sources as the sections of a context, one sentence per line."""
+    """The record's sources as the sections of a context, one sentence per line; a section is
+    known by what it holds, as in an index (the same section answers many questions)."""
     return [
         Section(
-            f"{record.id}#{s['n']}",
-            f"{record.id}#{s['n']}",
+            _digest(s),
+            _digest(s),
             str(s.get("title", "")),
             str(s.get("heading", "")),
             "",
@@ -85,6 +86,11 @@ def sections_of(record: Record) -> list[Section]:
         )
         for s in record.data["sources"]
     ]
+
+
+def _digest(source: dict[str, Any]) -> str:
+    text = "\n".join(str(source.get(k, "")) for k in ("title", "heading", "text"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def subject_of(records: Iterable[Record]) -> str:
@@ -103,7 +109,7 @@ def lexicon_for(records: list[Record], embedder: Embedder) -> Lexicon:
     """The vocabulary vectors an index of these sources would hold (set-up, not timed)."""
     vocabulary = site_words([s for r in records for s in sections_of(r)])
     vectors = embedder.embed(vocabulary) if vocabulary else np.zeros((0, embedder.dim))
-    return Lexicon({w: i for i, w in enumerate(vocabulary)}, vectors, embedder)
+    return Lexicon({w: i for i, w in enumerate(vocabulary)}, vectors)
 
 
 @dataclass
@@ -114,7 +120,6 @@ class Replayed:
     shown: Shown
     prepare_ms: float
     verify_ms: float
-    embedded: int
 
 
 def replay(
@@ -129,8 +134,7 @@ def replay(
     prepared = time.perf_counter()
     shown = present(record.raw, context, verifier, policy)
     done = time.perf_counter()
-    embedded = shown.verification.embedded if shown.verification else 0
-    return Replayed(record, shown, (prepared - started) * 1000, (done - prepared) * 1000, embedded)
+    return Replayed(record, shown, (prepared - started) * 1000, (done - prepared) * 1000)
 
 
 def plain(text: str) -> str:

@@ -2,19 +2,16 @@
 lying model, and what it costs a faithful one. (Model-written answers with labelled sentences
 are bench/verify_replies.py, where the thresholds are chosen.)
 
-- latency: verification time per answer (embedding the words the site never uses included),
-  p50/p95;
+- latency: verification time per answer, p50/p95 (it never runs the embedder);
 - lying: every answerable question of examples/questions.json goes through `answer` with a
   scripted chat-completions server on 127.0.0.1 whose answers are corrupted one way each
   (invented number, wrong name, citation outside the context, sentence from another page,
   invented claim, uncited claim, injected text, negation); counts drafts caught per check and
   the corrupted sentences that reached the user (must be 0);
 - faithful: the same server paraphrasing its sources faithfully; the false-drop rate is the
-  share of faithful sentences verification removed, and of answers that lost the model's text;
-- threads: the same latency with the embedder at each thread count (`--threads`), on an idle
-  host and beside a process spinning on one core, side by side in one run.
+  share of faithful sentences verification removed, and of answers that lost the model's text.
 
-    python bench/verify.py [--threads 1,2] [--json]
+    python bench/verify.py [--json]
 """
 
 from __future__ import annotations
@@ -32,7 +29,6 @@ from typing import Any, TypeVar
 
 import numpy as np
 from _common import CACHE, REPO
-from _threads import by_condition
 
 sys.path.insert(0, str(REPO / "tests"))
 from scripted_llm import CORRUPTIONS, ScriptedLLM, corrupt, faithful  # noqa: E402
@@ -49,7 +45,6 @@ from sitecite.screen import screen_question  # noqa: E402
 from sitecite.verify import (  # noqa: E402
     CHECK_NAMES,
     DEFAULT_SUPPORT_THRESHOLD,
-    Lexicon,
     SentenceVerdict,
     draft_sentences,
 )
@@ -145,41 +140,11 @@ def scored_sentences(engine: Engine, questions: list[str], label: str) -> Scored
                 continue
             result = verifier.verify(reply.answer, evidence, reply.citations)
             if tag is None:
-                timings.append((result.ms, result.cpu_ms, float(result.embedded)))
+                timings.append((result.ms, result.cpu_ms))
                 honest += result.sentences
             else:
                 lies += [(tag[0], v) for v in result.sentences if _plain(v.clean) in tag[1]]
     return honest, lies, timings
-
-
-def thread_latency(
-    engine: Engine, questions: list[str], thread_counts: list[int]
-) -> dict[str, dict[str, Any]]:
-    """Verification ms per faithful answer (p50/p95) with the embedder at each thread count, on
-    an idle host and with one core busy; the drafts are built once and verified under each,
-    each count with a fresh word cache."""
-    generator = engine.generator
-    drafts = []
-    for context in contexts(engine, questions):
-        prepared = generator.prepare(context)
-        body = {"messages": prepared.messages}
-        for variant in range(FAITHFUL_VARIANTS):
-            reply = parse_reply(faithful(body, variant).content)
-            if reply is not None and not reply.not_on_site:
-                drafts.append((reply, prepared.reply_context.evidence))
-
-    def measure(threads: int) -> dict[str, float]:
-        embedder = get_embedder(DEFAULT_EMBEDDER, threads=threads)
-        embedder.embed(["warm up", "the embedder at this thread count"])
-        index = engine.index
-        lexicon = Lexicon(index.word_rows, index.word_vectors, embedder)
-        times = []
-        for reply, evidence in progress(drafts, f"{threads} thread(s)"):
-            evidence.lexicon = lexicon
-            times.append(generator.verifier.verify(reply.answer, evidence, reply.citations).ms)
-        return percentiles(times)
-
-    return by_condition(thread_counts, measure)
 
 
 def lying_run(engine: Engine, server: ScriptedLLM, questions: list[str]) -> dict[str, Any]:
@@ -289,7 +254,7 @@ def percentiles(values: list[float]) -> dict[str, float]:
     }
 
 
-def measure(thread_counts: list[int]) -> dict[str, Any]:
+def measure() -> dict[str, Any]:
     report: dict[str, Any] = {"support_threshold": DEFAULT_SUPPORT_THRESHOLD}
     with ScriptedLLM() as server:
         engine = engine_for(server)
@@ -298,9 +263,6 @@ def measure(thread_counts: list[int]) -> dict[str, Any]:
         honest, lies, timings = scored_sentences(engine, questions, "question set")
         report["verify_ms_per_answer"] = percentiles([t[0] for t in timings])
         report["verify_cpu_ms_per_answer"] = percentiles([t[1] for t in timings])
-        report["words_embedded_per_answer"] = (
-            round(float(np.mean([t[2] for t in timings])), 2) if timings else 0.0
-        )
         report["load_average_1m"] = round(os.getloadavg()[0], 2)
         report["cpus"] = os.cpu_count()
         dropped = [v for v in honest if not v.ok]
@@ -316,8 +278,6 @@ def measure(thread_counts: list[int]) -> dict[str, Any]:
             "caught_by": dict(Counter(name for _, v in lies for name in v.problems)),
             "passed_examples": [(k, v.clean[:80]) for k, v in lies if v.ok][:5],
         }
-        if thread_counts:
-            report["verify_ms_by_threads"] = thread_latency(engine, questions, thread_counts)
         report["lying"] = lying_run(engine, server, questions)
         report["faithful"] = faithful_run(engine, server, questions)
     return report
@@ -338,7 +298,6 @@ def print_table(report: dict[str, Any]) -> None:
             f"{latency['p50']} / {latency['p95']} / {latency['max']} (n={latency['n']})",
         ),
         ("verify CPU ms per answer p50 / p95 / max", f"{cpu['p50']} / {cpu['p95']} / {cpu['max']}"),
-        ("words embedded per answer", str(report["words_embedded_per_answer"])),
         ("load average while measuring / CPUs", f"{report['load_average_1m']} / {report['cpus']}"),
         ("support threshold in use", str(report["support_threshold"])),
     ]
@@ -372,41 +331,16 @@ def print_table(report: dict[str, Any]) -> None:
     for name, value in rows:
         table.add_row(name, value)
     Console().print(table)
-    if report.get("verify_ms_by_threads"):
-        print_threads(report["verify_ms_by_threads"])
-
-
-def print_threads(matrix: dict[str, dict[str, Any]]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    counts = [k for k in next(iter(matrix.values())) if k.isdigit()]
-    table = Table(title="Verification ms per faithful answer by embedder threads (p50 / p95)")
-    table.add_column("host")
-    for count in counts:
-        table.add_column(f"{count} thread(s)", justify="right")
-    table.add_column("load avg (1 min)", justify="right")
-    for condition, row in matrix.items():
-        cells = [f"{row[c]['p50']} / {row[c]['p95']}" for c in counts]
-        table.add_row(condition, *cells, f"{row['load_1min']:.2f}")
-    Console().print(table)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument(
-        "--threads",
-        default="1,2",
-        help="embedder thread counts to time verification at, idle and with a busy core "
-        "('' to skip)",
-    )
-    parser.add_argument(
         "--json", action="store_true", help="print one JSON object as the last line"
     )
     args = parser.parse_args(argv)
-    thread_counts = [int(t) for t in args.threads.split(",") if t.strip()]
     started = time.perf_counter()
-    report = measure(thread_counts)
+    report = measure()
     report["seconds"] = round(time.perf_counter() - started, 1)
     print_table(report)
     if args.json:

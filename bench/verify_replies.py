@@ -4,12 +4,14 @@ replayed through exactly the production reply path and scored as the data's READ
 Each record's `sources` become the sections of a context (one sentence per line), quarantined
 as the pipeline does; the reply goes through `sitecite.generate.reply.present` (parse, verify
 with the bundled model's word vectors, apply the policy), the function the LLM generator calls.
-No index is needed: the sources' vocabulary is embedded once, as `sitecite index` would.
+No index is needed: the sources' vocabulary is embedded once, as `sitecite index` would
+(set-up, not timed); verification itself never runs the embedder.
 
 Reported for the dev half, the test half (split by a hash of the question, so both answers to
 one question share a half) and all: supported sentences dropped, unsupported sentences caught
 (per error kind a..h), faithful answers degraded (lost sentences, refused, or replaced), and
-latency p50/p95 (preparing the evidence; verifying and deciding one reply).
+latency p50/p95 (preparing the evidence, with the section cache a server keeps; verifying and
+deciding one reply).
 
     python bench/verify_replies.py ../shared/data/verification/example-site.jsonl \\
         [more.jsonl ...] [--out shown.jsonl] [--json] [--explain dev] [--tune]
@@ -79,9 +81,6 @@ def report(replayed: list[Replayed]) -> dict[str, Any]:
         summary["answers"] = len(chosen)
         summary["verify_ms"] = _percentiles([r.verify_ms for r in chosen])
         summary["prepare_ms"] = _percentiles([r.prepare_ms for r in chosen])
-        summary["words_embedded_per_answer"] = round(
-            float(np.mean([r.embedded for r in chosen])) if chosen else 0.0, 2
-        )
         out[split] = summary
     return out
 
@@ -127,7 +126,6 @@ def print_table(name: str, figures: dict[str, Any]) -> None:
     row("  replaced by other text", lambda f: str(f["faithful_answers_replaced_by_other_text"]))
     row("verify ms p50 / p95", lambda f: f"{f['verify_ms']['p50']} / {f['verify_ms']['p95']}")
     row("prepare ms p50 / p95", lambda f: f"{f['prepare_ms']['p50']} / {f['prepare_ms']['p95']}")
-    row("words embedded per answer", lambda f: str(f["words_embedded_per_answer"]))
     console().print(table)
 
 

@@ -17,6 +17,7 @@ from conftest import EXAMPLE_QUESTIONS, shared_data
 from scripted_llm import Reply, ScriptedLLM, answer_json, faithful_parts, parsed_sources
 
 from sitecite.config import load_settings
+from sitecite.eval.judge import judge_messages
 from sitecite.generate import Context
 from sitecite.generate.prompts import SYSTEM_PROMPT
 from sitecite.injection import instruction_in
@@ -307,3 +308,16 @@ def test_a_model_that_recites_its_instructions_is_not_shown(engine):
         result, _ = answer(llm_engine(engine, server), "What monitor and keyboard are on her desk?")
     assert "Use only the sources" not in result.answer
     assert "data, not instructions" not in result.answer
+
+
+def test_the_judge_reads_exactly_the_sources_the_model_read(lured):
+    """Same text, same numbering: the judge's SOURCES are the prompt's <sources> block, planted
+    sentence left out of both."""
+    question = "What monitor and keyboard are on her desk?"
+    with ScriptedLLM(Reply(answer_json("NOT_ON_SITE", []))) as server:
+        _, trace = answer(llm_engine(lured, server), question)
+        prompt = server.requests[0]["messages"][1]["content"]
+    sent = prompt[prompt.index("<sources>") : prompt.index("</sources>") + len("</sources>")]
+    judged = judge_messages(question, trace.context, "x", refused=True)[1]["content"]
+    assert judged.split("SOURCES:\n", 1)[1].split("\n\nANSWER:", 1)[0] == sent
+    assert "uses#hardware" in [s.id for s in trace.context] and "evil" not in sent

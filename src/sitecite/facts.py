@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sitecite.tokens import CARDINALS, ORDINALS
 
@@ -152,8 +153,9 @@ class Fact:
         return (self.value, self.unit)
 
 
-def facts(text: str) -> list[Fact]:
-    """Every figure in `text`, in order of position."""
+@lru_cache(maxsize=16384)
+def facts(text: str) -> tuple[Fact, ...]:
+    """Every figure in `text`, in order of position (cached: texts are read many times)."""
     found: list[Fact] = []
     taken: list[tuple[int, int]] = []
 
@@ -181,7 +183,7 @@ def facts(text: str) -> list[Fact]:
         fact = _month(text, match)
         if fact is not None:
             add(fact)
-    return sorted(found, key=lambda f: f.start)
+    return tuple(sorted(found, key=lambda f: f.start))
 
 
 def _figure(match: re.Match[str]) -> Fact:

@@ -11,6 +11,8 @@ and an answer sentence that repeats one is never shown.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -121,7 +123,28 @@ def quarantine(text: str, sentences: Sequence[str], label: str = "") -> list[int
 def quarantine_section(section: Section) -> tuple[Section, list[int], list[str]]:
     """The section with only what may be evidence (its text rebuilt from the kept sentences, a
     title or heading that gives orders blanked), the indices of the kept sentences, and what
-    was left out."""
+    was left out. Sections come back question after question: the verdict is cached by what
+    the section holds."""
+    key = (section.id, section.hash, section.title, section.heading, section.sentences)
+    with _LOCK:
+        known = _QUARANTINED.get(key)
+        if known is not None:
+            _QUARANTINED.move_to_end(key)
+            return known
+    result = _quarantine_section(section)
+    with _LOCK:
+        _QUARANTINED[key] = result
+        while len(_QUARANTINED) > QUARANTINE_CACHE:
+            _QUARANTINED.popitem(last=False)
+    return result
+
+
+QUARANTINE_CACHE = 4096
+_QUARANTINED: OrderedDict[tuple[object, ...], tuple[Section, list[int], list[str]]] = OrderedDict()
+_LOCK = threading.Lock()
+
+
+def _quarantine_section(section: Section) -> tuple[Section, list[int], list[str]]:
     sentences = list(section.sentences) or split_sentences(section.text)
     title = "" if instruction_in(section.title) else section.title
     heading = "" if instruction_in(section.heading) else section.heading

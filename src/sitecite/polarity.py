@@ -108,9 +108,9 @@ class Stance:
         return frozenset().union(*(getattr(c, name) for c in self.clauses))
 
 
-def stance(text: str) -> Stance:
-    """Read a sentence's polarity, quantities and causes."""
-    tokens = tokenize(text)
+def stance(text: str, tokens: Sequence[Token] | None = None) -> Stance:
+    """Read a sentence's polarity, quantities and causes (from its tokens, when given)."""
+    tokens = tokenize(text) if tokens is None else tokens
     clauses: list[Clause] = []
     quantities: list[tuple[str, frozenset[str]]] = []
     listing = False  # "not taking: roles; projects shorter than two weeks": the list is denied
@@ -252,9 +252,15 @@ def conflict(claim: Stance, sources: Sequence[Stance], sources_text: str) -> str
 
 
 def _polarity(claim: Stance, sources: Sequence[Stance]) -> str:
-    """A claim clause that denies what a source clause about the same thing affirms plainly,
-    affirms plainly what it denies, or takes the option it rejects."""
-    pairs = [(c, s) for c in claim.clauses for source in sources for s in source.clauses]
+    """A claim clause that denies what a source clause affirms plainly, or affirms plainly
+    what it denies, when the claim clause shares another word with that source sentence (they
+    are about the same thing); or that takes the option its source rejects."""
+    pairs = [
+        (mine, theirs, source.union("words"))
+        for mine in claim.clauses
+        for source in sources
+        for theirs in source.clauses
+    ]
     negated = frozenset().union(*(s.union("negated") for s in sources))
     affirmed = frozenset().union(*(s.union("affirmed") for s in sources))
     rejected = frozenset().union(*(s.union("contrast") for s in sources))
@@ -263,8 +269,8 @@ def _polarity(claim: Stance, sources: Sequence[Stance]) -> str:
         refused = mine.contrast & affirmed - rejected
         if taken and refused:
             return f"swaps what its source prefers: {', '.join(sorted(taken | refused))}"
-    for mine, theirs in pairs:
-        about = mine.words & theirs.words
+    for mine, theirs, sentence in pairs:
+        about = mine.words & sentence  # the two are about the same thing
         denied = {w for w in mine.negated & theirs.plain - negated if about - {w}}
         if denied:
             return f"denies what its source affirms: {', '.join(sorted(denied))}"

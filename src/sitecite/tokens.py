@@ -61,7 +61,10 @@ NEGATIONS = frozenset("never none nobody nothing neither without cannot nowhere"
 _WORD = re.compile(r"(?<![\w.])\.(?=[^\W\d_])[^\W_]+|[^\W_](?:[\w'’\-.+#]*[\w+#])?")
 _POSSESSIVE = re.compile(r"['’]s$|['’]$")
 # Sentence openers that are never names even in a run of capitals ("In Lisbon", "At Kestrel").
-_SENTENCE_START = re.compile(r"(?:^\W*|[.!?:;]\s+\W*|(?:^|\s)[\"“‘(\[])$")
+# In the gap before a word: the end of a sentence, or an opening quote or bracket. (After a
+# colon a capital is a name: "Languages: Arabic (native)".)
+_SENTENCE_START = re.compile(r"(?:[.!?]\s+\W*|(?:^|\s)[\"“‘(\[])$")
+_PARTS = re.compile(r"[-/]")
 
 
 @lru_cache(maxsize=1)
@@ -90,33 +93,17 @@ class Token:
     start: int
     end: int
     lower: str  # lower case, possessive removed: "Noor's" -> "noor"
-    opens_sentence: bool  # first word of a sentence, a quotation or a clause after a colon
+    opens_sentence: bool  # first word of a sentence, a quotation or a bracket
+    parts: tuple[str, ...]  # pieces of a hyphenated word ("24-year-old" -> 24, year, old)
+    content: bool  # carries meaning: not a stop word, number, negation or single character
 
     @property
     def stem(self) -> str:
         return stem(self.lower)
 
     @property
-    def parts(self) -> tuple[str, ...]:
-        """The pieces of a hyphenated or slashed word ("24-year-old" -> 24, year, old)."""
-        pieces = [p for p in re.split(r"[-/]", self.lower) if p]
-        return tuple(pieces) if len(pieces) > 1 else ()
-
-    @property
     def numeric(self) -> bool:
         return self.lower[:1].isdigit()
-
-    @property
-    def content(self) -> bool:
-        """Carries meaning: not a stop word, a number, a negation ("isn't") or one character."""
-        return (
-            len(self.lower) > 1
-            and not self.numeric
-            and self.lower not in STOPWORDS
-            and self.lower not in NUMBER_WORDS
-            and self.lower not in NEGATIONS
-            and not self.lower.endswith(("n't", "n’t"))
-        )
 
     @property
     def capitalised(self) -> bool:
@@ -140,15 +127,34 @@ class Token:
         )
 
 
-def tokenize(text: str) -> list[Token]:
-    """Every word of `text`, in order."""
-    tokens = []
+@lru_cache(maxsize=16384)
+def tokenize(text: str) -> tuple[Token, ...]:
+    """Every word of `text`, in order (cached: claims and sources are read many times)."""
+    tokens: list[Token] = []
+    previous = 0
     for match in _WORD.finditer(text):
         surface = match.group(0)
-        lower = _POSSESSIVE.sub("", surface.lower().rstrip("."))
-        opens = bool(_SENTENCE_START.search(text[: match.start()]))
-        tokens.append(Token(surface, match.start(), match.end(), lower or surface, opens))
-    return tokens
+        lower = _POSSESSIVE.sub("", surface.lower().rstrip(".")) or surface
+        gap = text[previous : match.start()]
+        opens = not tokens or bool(_SENTENCE_START.search(gap))
+        pieces = tuple(p for p in _PARTS.split(lower) if p)
+        parts = pieces if len(pieces) > 1 else ()
+        tokens.append(
+            Token(surface, match.start(), match.end(), lower, opens, parts, _is_content(lower))
+        )
+        previous = match.end()
+    return tuple(tokens)
+
+
+def _is_content(lower: str) -> bool:
+    return (
+        len(lower) > 1
+        and not lower[:1].isdigit()
+        and lower not in STOPWORDS
+        and lower not in NUMBER_WORDS
+        and lower not in NEGATIONS
+        and not lower.endswith(("n't", "n’t"))
+    )
 
 
 def words(text: str) -> list[str]:
@@ -175,7 +181,8 @@ def content_stems(text: str, ignore: frozenset[str] = frozenset()) -> set[str]:
     return out
 
 
-def names(text: str) -> list[Token]:
+@lru_cache(maxsize=16384)
+def names(text: str) -> tuple[Token, ...]:
     """The words of `text` that are names by evidence (see the module docstring)."""
     tokens = tokenize(text)
     found = []
@@ -183,7 +190,7 @@ def names(text: str) -> list[Token]:
         if token.name_shaped:
             found.append(token)
             continue
-        if not token.capitalised or token.text == "I" or token.numeric:
+        if not token.capitalised or token.lower in STOPWORDS or token.numeric:
             continue
         if not token.opens_sentence:
             found.append(token)
@@ -197,4 +204,4 @@ def names(text: str) -> list[Token]:
             and token.lower not in STOPWORDS
         ):
             found.append(token)  # "Apache Kafka was..." opens with a name
-    return found
+    return tuple(found)

@@ -174,7 +174,7 @@ class LLMGenerator(Generator):
     def prepare(self, context: Context) -> Prepared:
         """The prompt and the evidence, from the context exactly as the pipeline admitted it."""
         index = context.index
-        lexicon = self.lexicon(index, context.embedder)
+        lexicon = self.lexicon(index)
         evidence = build_evidence(context.sections, lexicon, index.subject_words, context.question)
         messages = build_messages(
             context.question, prompt_sources(context.sections), index.subject or _NO_SUBJECT
@@ -185,12 +185,12 @@ class LLMGenerator(Generator):
         )
         return Prepared(messages, reply_context)
 
-    def lexicon(self, index: Index, embedder: Embedder) -> Lexicon:
-        """The site's word vectors for this index (and the words embedded for it so far)."""
+    def lexicon(self, index: Index) -> Lexicon:
+        """The site's word vectors for this index (and the sections read for it so far)."""
         key = id(index.word_vectors)
         known = self._lexicons.get(key)
         if known is None or known[0].word_vectors is not index.word_vectors:
-            known = (index, Lexicon(index.word_rows, index.word_vectors, embedder))
+            known = (index, Lexicon(index.word_rows, index.word_vectors))
             self._lexicons = {key: known}  # one index at a time: a live swap replaces it
         return known[1]
 

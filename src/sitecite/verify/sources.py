@@ -3,8 +3,7 @@
 paraphrase ("shoppers") find its source's word ("customers").
 
 The site's vocabulary vectors come from the index (sitecite.index.build embeds every word of
-the site once); a claim's word the site never uses is embedded when it is first needed and
-kept in a small cache.
+the site once); verification itself never runs the embedder.
 """
 
 from __future__ import annotations
@@ -14,11 +13,11 @@ import re
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import numpy as np
 
-from sitecite.embed import Embedder
 from sitecite.facts import Fact, facts
 from sitecite.polarity import Stance, stance
 from sitecite.text import split_sentences
@@ -58,7 +57,7 @@ CHANGE = frozenset(
     less more cheaper shorter longer quicker gain gained jump jumped climb climbed halved doubled
     tripled""".split()
 )
-WORD_CACHE = 4096  # embedded words kept by a Lexicon
+SECTION_CACHE = 1024  # sections read for verification kept by a Lexicon
 
 
 @dataclass(frozen=True)
@@ -73,6 +72,7 @@ class Reading:
     stance: Stance
 
 
+@lru_cache(maxsize=16384)
 def read(text: str, ignore: frozenset[str] = frozenset(), claim: bool = False) -> Reading:
     """Read one sentence; words in `ignore` (the site owner's name) are not content. In a
     claim, neither are the units of its figures ("three years", "45-minute"), which the figure
@@ -82,7 +82,8 @@ def read(text: str, ignore: frozenset[str] = frozenset(), claim: bool = False) -
     lower: set[str] = set()
     skip = ignore | ATTRIBUTION | LIGHT
     bare = _CONNECTIVES.sub(lambda m: " " * len(m.group(0)), text)  # positions stay
-    for token in tokenize(bare):
+    tokens = tokenize(text)
+    for token in tokenize(bare) if bare != text else tokens:
         lower.add(token.lower)
         lower.update(token.parts)
         if token.lower in skip or (claim and _inside(token.start, figures)):
@@ -92,7 +93,9 @@ def read(text: str, ignore: frozenset[str] = frozenset(), claim: bool = False) -
         for part in token.parts:
             if len(part) > 1 and part[0].isalpha() and part not in STOPWORDS | ignore:
                 surface.setdefault(stem(part), part)
-    return Reading(text, frozenset(surface), surface, frozenset(lower), figures, stance(text))
+    return Reading(
+        text, frozenset(surface), surface, frozenset(lower), figures, stance(text, tokens)
+    )
 
 
 def _inside(position: int, figures: Sequence[Fact]) -> bool:
@@ -100,48 +103,31 @@ def _inside(position: int, figures: Sequence[Fact]) -> bool:
 
 
 class Lexicon:
-    """Vectors of single words: the site's vocabulary, and any other word embedded on demand."""
+    """Vectors of single words: the site's vocabulary, as the index stores it. A claim's word
+    the site never uses gets no vector: the site cannot vouch for it, however close its
+    meaning (embedding such words changed no verdict on the verification set's dev or test
+    half and cost most of verification's time: bench/verify_replies.py)."""
 
-    def __init__(
-        self, rows: Mapping[str, int], vectors: np.ndarray, embedder: Embedder | None
-    ) -> None:
+    def __init__(self, rows: Mapping[str, int], vectors: np.ndarray) -> None:
         self.rows = rows
         self.vectors = vectors
-        self.embedder = embedder
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
+        self.lock = threading.Lock()
+        # sections already read for this index (a site's sections come back question after
+        # question), keyed by what they hold
+        self.sections: OrderedDict[tuple[object, ...], SourceEvidence] = OrderedDict()
+
+    @property
+    def dim(self) -> int:
+        return int(self.vectors.shape[1]) if self.vectors.ndim == 2 else 1
 
     def known(self, words: Sequence[str]) -> np.ndarray:
         """Vectors of the words the site uses (others are left out), one row each."""
         rows = [self.rows[w] for w in words if w in self.rows]
         return self.vectors[rows] if rows else np.zeros((0, self.dim), dtype=np.float32)
 
-    @property
-    def dim(self) -> int:
-        return int(self.vectors.shape[1]) if self.vectors.ndim == 2 else 1
-
-    def lookup(self, words: Sequence[str]) -> tuple[dict[str, np.ndarray], int]:
-        """Vectors for `words` (site words from the index, others embedded in one call), and
-        how many had to be embedded."""
-        found: dict[str, np.ndarray] = {}
-        missing = []
-        with self._lock:
-            for word in dict.fromkeys(words):
-                if word in self.rows:
-                    found[word] = self.vectors[self.rows[word]]
-                elif word in self._cache:
-                    self._cache.move_to_end(word)
-                    found[word] = self._cache[word]
-                else:
-                    missing.append(word)
-        if missing and self.embedder is not None:
-            fresh = self.embedder.embed(missing)
-            with self._lock:
-                for word, vector in zip(missing, fresh, strict=True):
-                    found[word] = self._cache[word] = vector
-                while len(self._cache) > WORD_CACHE:
-                    self._cache.popitem(last=False)
-        return found, len(missing) if self.embedder is not None else 0
+    def lookup(self, words: Sequence[str]) -> dict[str, np.ndarray]:
+        """The vector of each of `words` the site uses."""
+        return {w: self.vectors[self.rows[w]] for w in dict.fromkeys(words) if w in self.rows}
 
 
 @dataclass
@@ -180,16 +166,12 @@ def build_evidence(
     subject: frozenset[str] = frozenset(),
     question: str = "",
 ) -> Evidence:
-    """Read every sentence of the context's sections (already quarantined by the pipeline)."""
-    read_sections = []
-    for position, section in enumerate(sections):
-        texts = list(section.sentences) or split_sentences(section.text)
-        label = read(f"{section.title}. {section.heading}", subject)
-        readings = [read(t, subject) for t in texts]
-        vectors = [lexicon.known([r.surface[s] for s in sorted(r.stems)]) for r in readings]
-        stems = frozenset().union(label.stems, *(r.stems for r in readings))
-        words = frozenset().union(label.lower, *(r.lower for r in readings))
-        read_sections.append(SourceEvidence(position, label, readings, vectors, stems, words))
+    """Read every sentence of the context's sections (already quarantined by the pipeline);
+    a section read before for the same index comes from the lexicon's cache."""
+    read_sections = [
+        replace(_read_section(section, lexicon, subject), position=position)
+        for position, section in enumerate(sections)
+    ]
     counts: Counter[str] = Counter()
     total = 0
     for source in read_sections:
@@ -198,3 +180,24 @@ def build_evidence(
             total += 1
     idf = {s: math.log(1 + (total + 1) / (n + 0.5)) for s, n in counts.items()}
     return Evidence(read_sections, lexicon, subject, idf, read(question, subject).stems)
+
+
+def _read_section(section: Section, lexicon: Lexicon, subject: frozenset[str]) -> SourceEvidence:
+    key = (section.id, section.hash, section.title, section.heading, section.sentences, subject)
+    with lexicon.lock:
+        known = lexicon.sections.get(key)
+        if known is not None:
+            lexicon.sections.move_to_end(key)
+            return known
+    texts = list(section.sentences) or split_sentences(section.text)
+    label = read(f"{section.title}. {section.heading}", subject)
+    readings = [read(t, subject) for t in texts]
+    vectors = [lexicon.known([r.surface[s] for s in sorted(r.stems)]) for r in readings]
+    stems = frozenset().union(label.stems, *(r.stems for r in readings))
+    words = frozenset().union(label.lower, *(r.lower for r in readings))
+    evidence = SourceEvidence(0, label, readings, vectors, stems, words)
+    with lexicon.lock:
+        lexicon.sections[key] = evidence
+        while len(lexicon.sections) > SECTION_CACHE:
+            lexicon.sections.popitem(last=False)
+    return evidence

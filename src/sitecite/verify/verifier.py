@@ -76,7 +76,6 @@ class Verification:
     cited: tuple[int, ...]  # context positions in the order of the shown numbers
     ms: float
     cpu_ms: float = 0.0  # this thread's CPU time: the cost without waiting for a busy machine
-    embedded: int = 0  # words the embedder had to read (the rest came from the index)
 
     @property
     def clean(self) -> bool:
@@ -113,13 +112,13 @@ class Verifier:
         verdicts = [self._read(s, evidence, json_citations) for s in draft_sentences(answer)]
         claims = [v for v in verdicts if v.alignment is not None]
         wanted = [w for v in claims for w in v.alignment.missing]  # type: ignore[union-attr]
-        vectors, embedded = evidence.lexicon.lookup(wanted) if wanted else ({}, 0)
+        vectors = evidence.lexicon.lookup(wanted)
         for verdict in claims:
             self._support(verdict, vectors)
         text, cited = shown(verdicts, answer)
         ms = (time.perf_counter() - started) * 1000.0
         cpu_ms = (time.thread_time() - cpu_started) * 1000.0
-        return Verification(verdicts, self._checks(verdicts, ms), text, cited, ms, cpu_ms, embedded)
+        return Verification(verdicts, self._checks(verdicts, ms), text, cited, ms, cpu_ms)
 
     def _read(
         self, sentence: DraftSentence, evidence: Evidence, json_citations: Sequence[int]
