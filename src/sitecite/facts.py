@@ -174,7 +174,8 @@ def facts(text: str) -> tuple[Fact, ...]:
     for match in _TIME.finditer(text):
         add(Fact(f"{int(match.group(1))}:{match.group(2)}", "", match.start(), match.end()))
     for match in _ONE_UNIT.finditer(text):  # "over a second" is one second, not a second one
-        add(Fact("1", UNITS[match.group("unit").lower()], match.start(), match.end()))
+        unit = UNITS[match.group("unit").lower()]  # but "$5 a month" is a rate: never required
+        add(Fact("1", unit, match.start(), match.end(), weak=True))
     for match in _FIGURE.finditer(text):
         add(_figure(match))
     for match in _WORD_FIGURE.finditer(text):
@@ -260,27 +261,37 @@ _FROM = re.compile(r"\bfrom\s*$", re.IGNORECASE)
 _TO = re.compile(r"\s*(?:to|→|->|–)\s*", re.IGNORECASE)
 _BEFORE = re.compile(r"\bbefore\s*(?:was|:|,)?\s*$", re.IGNORECASE)
 _AFTER = re.compile(r"\bafter\s*(?:was|:|,)?\s*$", re.IGNORECASE)
-_BACK_FROM = re.compile(r",?\s*(?:down|up)\s+from\s*", re.IGNORECASE)
+_BACK_FROM = re.compile(r",?\s*(?:down|up)\s+from\s*$", re.IGNORECASE)
 _TO_THEN_FROM = re.compile(r",?\s*from\s*", re.IGNORECASE)
 
 
 def changes(text: str) -> list[tuple[Fact, Fact]]:
-    """Changes a sentence states, as (from, to) pairs of figures: "from 4.1 s to 1.3 s",
-    "before was 412 KB and after was 146 KB", "1.3 s, down from 4.1 s", "fell to 6 from 19"."""
+    """Changes a sentence states, as (from, to) pairs of figures in one unit: "from 4.1 s to
+    1.3 s", "before was 412 KB and after was 146 KB", "86 ms at p95, down from 1,240 ms",
+    "fell to 6 from 19"."""
     found = [f for f in facts(text) if not f.weak]
     pairs = []
-    for first, second in zip(found, found[1:], strict=False):
+    for i, first in enumerate(found):
+        second = next((f for f in found[i + 1 :] if _same_kind(first, f)), None)
+        if second is None:
+            continue
         before = text[max(0, first.start - 16) : first.start]
         between = text[first.end : second.start]
+        if len(between) > 40:
+            continue
         if (_FROM.search(before) and _TO.fullmatch(between)) or (
             _BEFORE.search(before) and _AFTER.search(between)
         ):
             pairs.append((first, second))
-        elif _BACK_FROM.fullmatch(between) or (
+        elif _BACK_FROM.search(between) or (
             re.search(r"\bto\s*$", before, re.IGNORECASE) and _TO_THEN_FROM.fullmatch(between)
         ):
             pairs.append((second, first))
     return pairs
+
+
+def _same_kind(first: Fact, second: Fact) -> bool:
+    return first.unit == second.unit or not first.unit or not second.unit
 
 
 def reversed_change(claim: str, sources: Sequence[str]) -> str:

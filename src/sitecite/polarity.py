@@ -52,7 +52,8 @@ _NOT_TRUE = re.compile(
     r"(?:true|the\s+case|correct|accurate|right)\s+that\b|\bit\s+is\s+false\s+that\b",
     re.IGNORECASE,
 )
-SCOPE = 2  # content words a negation governs
+SCOPE = 2  # content words a negation governs ("not handle typos")...
+_DETERMINERS = frozenset("no none nobody nothing".split())  # ...or one ("no results fell")
 # Words that close a clause, and with it a negation's scope.
 _CLAUSE_WORDS = frozenset(
     "but while whereas so because although though which who that when where if".split()
@@ -154,6 +155,8 @@ def _scopes(clause: Sequence[Token], inherited: str) -> tuple[list[str], bool]:
             continue
         governed = [j for j in range(i + 1, len(clause)) if _stems(clause[j])]
         reach = len(governed) if kind == "contrast" else SCOPE
+        if clause[i].lower in _DETERMINERS:
+            reach = 1
         for j in governed[:reach]:
             scoped[j] = scoped[j] or kind
         open_scope = kind == "deny" and len(governed) == 1  # "not taking:", then its objects
@@ -253,10 +256,11 @@ def conflict(claim: Stance, sources: Sequence[Stance], sources_text: str) -> str
 
 def _polarity(claim: Stance, sources: Sequence[Stance]) -> str:
     """A claim clause that denies what a source clause affirms plainly, or affirms plainly
-    what it denies, when the claim clause shares another word with that source sentence (they
-    are about the same thing); or that takes the option its source rejects."""
+    what it denies, when the claim clause shares another word with that source clause or with
+    what its sentence affirms (they are about the same thing); or that takes the option its
+    source rejects."""
     pairs = [
-        (mine, theirs, source.union("words"))
+        (mine, theirs, theirs.words | source.union("affirmed"))
         for mine in claim.clauses
         for source in sources
         for theirs in source.clauses

@@ -145,8 +145,9 @@ def parse_reply(raw: object) -> ModelReply | None:
     if data is _INVALID:
         repaired = True
         data = _load(_repair(text))
-        if data is _INVALID:
-            return ModelReply(text, (), True) if _CITED.search(text) else None
+        if data is _INVALID:  # prose with [n] markers is an answer; its markers are its citations
+            markers = tuple(dict.fromkeys(int(n) for n in _CITED.findall(text)))
+            return ModelReply(text, markers, True) if markers else None
     answer, citations = _answer_of(data)
     if answer is None:
         return None
@@ -156,7 +157,7 @@ def parse_reply(raw: object) -> ModelReply | None:
 
 
 _INVALID = object()
-_CITED = re.compile(r"\[\s*\d+\s*\]")
+_CITED = re.compile(r"\[\s*(\d{1,6})\s*\]")
 _NUMBER = re.compile(r"\d+")
 
 

@@ -38,7 +38,8 @@ LIGHT = frozenset(
     simply just rather instead since versus otherwise including plus like compared alongside
     together whether although though yet despite unlike besides hence thus therefore however
     meanwhile moreover overall across along among amongst upon within onto toward towards
-    behind beyond beside near around per happen happens happened""".split()
+    behind beyond beside near around per happen happens happened eventually finally ultimately
+    initially originally currently recently previously subsequently""".split()
 )
 # Connectives of several words, none of which says anything alone ("as long as", "such as").
 _CONNECTIVES = re.compile(
