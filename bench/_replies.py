@@ -21,9 +21,11 @@ from sitecite.generate.reply import ReplyContext, Shown, present
 from sitecite.index.build import site_words
 from sitecite.injection import quarantine_section
 from sitecite.screen import answer_kind
+from sitecite.tokens import names
 from sitecite.types import Section
 from sitecite.verify import Lexicon, Verifier, build_evidence
 
+QUESTIONS = Path(__file__).resolve().parent / "questions"  # question sets split into halves
 FIELDS = ("id", "kind", "question", "sources", "answer", "citations", "sentences")
 KINDS = "abcdefgh"
 _MARKER = re.compile(r"\s*\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]")
@@ -53,9 +55,27 @@ def split_of(question: str) -> str:
     return "dev" if int(digest[:8], 16) % 2 == 0 else "test"
 
 
+def question_halves(site: str) -> dict[str, str]:
+    """Question id -> half, from bench/questions/<site>-dev.json and -test.json when the site
+    has a question set split there (bench/replies/README.md); empty otherwise."""
+    halves = {}
+    for half in ("dev", "test"):
+        path = QUESTIONS / f"{site}-{half}.json"
+        if path.exists():
+            halves.update({str(q["id"]): half for q in json.loads(path.read_text())["questions"]})
+    return halves
+
+
+def half_of(data: dict[str, Any], halves: dict[str, str]) -> str:
+    """A record's half: its question set's, else the hash of its question."""
+    question_id = str(data["id"]).rsplit("-", 1)[0]
+    return halves.get(question_id) or split_of(str(data["question"]))
+
+
 def load(path: Path) -> list[Record]:
     """The records of one JSONL file; a bad line is an error naming the file, line and field."""
     records = []
+    halves: dict[str, dict[str, str]] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
@@ -66,7 +86,10 @@ def load(path: Path) -> list[Record]:
         missing = [f for f in FIELDS if not isinstance(data, dict) or f not in data]
         if missing:
             raise SystemExit(f"{path}:{number}: missing field(s) {', '.join(missing)}")
-        records.append(Record(data, path.name, split_of(str(data["question"]))))
+        site = str(data.get("site", ""))
+        if site not in halves:
+            halves[site] = question_halves(site) if site else {}
+        records.append(Record(data, path.name, half_of(data, halves[site])))
     return records
 
 
@@ -94,15 +117,25 @@ def _digest(source: dict[str, Any]) -> str:
 
 
 def subject_of(records: Iterable[Record]) -> str:
-    """The site owner's name, from a profile source's title ("Noor Haddad (profile)"), as the
-    index finds it; "" when no source is a profile."""
+    """The site owner's name, as an index would know it: from a profile source's title ("Noor
+    Haddad (profile)"); for a site without a profile, the name most of its visitors' questions
+    use ("How much has Jake made...?"), when at least a fifth of them do; else ""."""
+    records = list(records)
     titles = Counter(
         str(s.get("title", "")).removesuffix(" (profile)")
         for r in records
         for s in r.data["sources"]
         if str(s.get("title", "")).endswith(" (profile)")
     )
-    return titles.most_common(1)[0][0] if titles else ""
+    if titles:
+        return titles.most_common(1)[0][0]
+    questions = {str(r.data["question"]) for r in records}
+    asked = Counter(n for q in questions for n in {t.lower for t in names(q)})
+    if asked:
+        name, count = asked.most_common(1)[0]
+        if count >= max(3, len(questions) / 5):
+            return name
+    return ""
 
 
 def lexicon_for(records: list[Record], embedder: Embedder) -> Lexicon:

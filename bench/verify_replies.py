@@ -7,8 +7,10 @@ with the bundled model's word vectors, apply the policy), the function the LLM g
 No index is needed: the sources' vocabulary is embedded once, as `sitecite index` would
 (set-up, not timed); verification itself never runs the embedder.
 
-Reported for the dev half, the test half (split by a hash of the question, so both answers to
-one question share a half) and all: supported sentences dropped, unsupported sentences caught
+Reported for the dev half, the test half and all: a site with a question set split in
+bench/questions (<site>-dev.json, <site>-test.json) uses its halves, any other splits by a hash
+of the question (both answers to one question share a half). Reported: supported sentences
+dropped, unsupported sentences caught
 (per error kind a..h), faithful answers degraded (lost sentences, refused, or replaced), and
 latency p50/p95 (preparing the evidence, with the section cache a server keeps; verifying and
 deciding one reply).

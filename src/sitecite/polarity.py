@@ -47,6 +47,7 @@ PRIVATIVE = frozenset(
 _CONTRASTS = {("instead", "of"), ("rather", "than")}
 _CHANGES = {("no", "longer"), ("not", "until"), ("not", "unless")}  # "isn't loaded until ..."
 _CONDITIONS = frozenset("until unless before".split())
+_CONDITIONAL = frozenset("if unless whether".split())
 _NOT_TRUE = re.compile(
     r"\b(?:it\s+is|it's|it’s|that\s+is|that's|this\s+is)\s+(?:not|n[o’']t)\s+"
     r"(?:true|the\s+case|correct|accurate|right)\s+that\b|\bit\s+is\s+false\s+that\b",
@@ -64,7 +65,7 @@ _CLAUSE_BREAK = re.compile(r"[,;:()\[\]—–]|\s-\s")
 # license them in a source ("each of its 62 components" licenses "every one of them").
 UNIVERSAL = frozenset("all every always whole entire everyone everything everybody".split())
 LICENSES_UNIVERSAL = UNIVERSAL | frozenset("each any".split())
-MAJORITY = frozenset("most mostly majority largely mainly main primarily".split())
+MAJORITY = frozenset("most mostly majority largely mainly primarily".split())
 HEDGES = frozenset("almost nearly about roughly around approximately".split())
 SUPERLATIVES = frozenset(
     """best worst biggest largest smallest fastest slowest highest lowest greatest strongest
@@ -146,8 +147,11 @@ def _clauses(text: str, tokens: Sequence[Token]) -> list[tuple[list[Token], bool
 
 def _scopes(clause: Sequence[Token], inherited: str) -> tuple[list[str], bool]:
     """What governs each token of a clause ("deny", "contrast", "neutral", a negation's own
-    "negator", or ""), and whether a denial is still open at its end ("not taking:")."""
+    "negator", or ""), and whether a denial is still open at its end ("not taking:"). A
+    condition denies nothing: "if you haven't created a bucket" says nobody has not."""
     kinds = [_negation(clause, i) for i in range(len(clause))]
+    if clause and clause[0].lower in _CONDITIONAL:
+        kinds = ["neutral" if kind == "deny" else kind for kind in kinds]
     scoped = [("negator" if kind in ("deny", "contrast") else inherited) for kind in kinds]
     open_scope = False
     for i, kind in enumerate(kinds):

@@ -38,6 +38,7 @@ class Alignment:
 
     claim: Reading
     positions: tuple[int, ...]  # context positions of the sections the sentences come from
+    places: list[tuple[int, int]]  # (section position, sentence index) of each aligned sentence
     sentences: list[Reading]
     labels: list[Reading]
     exact: frozenset[str]  # claim stems the aligned sentences or labels use
@@ -106,7 +107,8 @@ def _alignment(
     vectors = [evidence.sections[p].word_vectors[i] for p, i, _ in chosen]
     vectors += [evidence.lexicon.known(sorted(r.surface.values())) for r in labels]
     stacked = np.vstack(vectors) if vectors else np.zeros((0, evidence.lexicon.dim), np.float32)
-    return Alignment(claim, positions, sentences, labels, exact, stacked, nearby - exact)
+    places = [(p, i) for p, i, _ in chosen]
+    return Alignment(claim, positions, places, sentences, labels, exact, stacked, nearby - exact)
 
 
 def soft_coverage(alignment: Alignment, vectors: dict[str, np.ndarray]) -> tuple[float, list[str]]:

@@ -24,12 +24,15 @@ from sitecite.text import split_sentences
 from sitecite.tokens import STOPWORDS, stem, tokenize
 from sitecite.types import Section
 
-# Words about the sources rather than about the world: "According to her website, ..." or
-# "She sums it up as ..." adds no claim of its own.
+# Words about the sources rather than about the world: "According to her website, ...", "His
+# post includes ...", "She sums it up as ..." add no claim of their own.
 ATTRIBUTION = frozenset(
     """according site website page pages source sources quoted says say said mentions mention
     mentioned writes wrote describes described explains explained adds added recalls recalled
-    sums summed here also yes""".split()
+    sums summed here also yes post posts article articles blog guide guides write-up write-ups
+    writeup essay piece entry tutorial notes noted argues argued admits admitted claims claimed
+    concludes concluded complains complained suggests suggested recommends recommended warns
+    warned jokes joked""".split()
 )
 # Words that add no claim of their own: light verbs, intensifiers and connectives ("got much
 # faster", "rather than", "compared with").
@@ -152,6 +155,7 @@ class Evidence:
     subject: frozenset[str]  # words of the site owner's name: any sentence may use them
     idf: dict[str, float]
     question: frozenset[str] = frozenset()  # its content stems: an answer may restate them
+    asked: frozenset[str] = frozenset()  # every lower-case word of the question, its names too
     rules: str = ""  # the model's own instructions, lower-case: never to be recited
 
     def __len__(self) -> int:
@@ -180,7 +184,8 @@ def build_evidence(
             counts.update(reading.stems)
             total += 1
     idf = {s: math.log(1 + (total + 1) / (n + 0.5)) for s, n in counts.items()}
-    return Evidence(read_sections, lexicon, subject, idf, read(question, subject).stems)
+    asked = read(question, subject)
+    return Evidence(read_sections, lexicon, subject, idf, asked.stems, asked.lower)
 
 
 def _read_section(section: Section, lexicon: Lexicon, subject: frozenset[str]) -> SourceEvidence:

@@ -147,7 +147,7 @@ class Verifier:
         verdict.alignment = alignment
         self._figures_and_names(verdict, alignment, evidence)
         disagreement = conflict(
-            claim.stance, [r.stance for r in alignment.sentences], _texts(alignment)
+            claim.stance, [r.stance for r in alignment.sentences], _around(alignment, evidence)
         )
         if disagreement:
             verdict.problems["polarity"] = disagreement
@@ -169,7 +169,7 @@ class Verifier:
             if backwards:
                 verdict.problems["numbers"] = f"reverses the change its source states: {backwards}"
         known = frozenset().union(*(evidence.sections[p].words for p in verdict.cited))
-        known |= evidence.subject
+        known |= evidence.subject | evidence.asked  # a name the question gives may be repeated
         unknown = [n for n in _names(claim.text) if not _known(n, known)]
         if unknown:
             verdict.problems["names"] = _missing(unknown)
@@ -233,7 +233,7 @@ def unbound(claim: Reading, alignment: Alignment, subject: frozenset[str]) -> st
     Hebrew-language sessions grew to 8%" against "orders from Arabic-language sessions grew to
     8%, and the Hebrew locale ...")."""
     source_clauses = [c for r in alignment.sentences for c in clauses(r.text)]
-    everywhere = _names(claim.text)
+    everywhere = claim.lower
     for clause in clauses(claim.text):
         figures = [f for f in facts(clause) if not f.weak]
         mentioned = _names(clause) - subject
@@ -273,8 +273,13 @@ def _recites(sentence: str, rules: str) -> str:
     return ""
 
 
-def _texts(alignment: Alignment) -> str:
-    return " ".join(r.text for r in alignment.sentences)
+def _around(alignment: Alignment, evidence: Evidence) -> str:
+    """The aligned sentences and their neighbours: where a source gives a fact's reason."""
+    texts = []
+    for position, index in alignment.places:
+        sentences = evidence.sections[position].sentences
+        texts += [r.text for r in sentences[max(0, index - 1) : index + 2]]
+    return " ".join(dict.fromkeys(texts))
 
 
 def _missing(items: list[str]) -> str:
