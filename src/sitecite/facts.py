@@ -114,6 +114,8 @@ _FIGURE = re.compile(
     rf"(?![A-Za-z\d])",
     re.IGNORECASE,
 )
+# A number fused to a unit nobody lists: "16vCPU", "2.3GHz".
+_FUSED = re.compile(r"(?<![\w.])(?<![A-Za-z]-)(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]{2,8})\b")
 _PERCENTILE = re.compile(
     r"(?<![\w.])p(?P<p>\d{1,2}(?:\.\d+)?)\b|\b(?P<n>\d{1,2})(?:st|nd|rd|th)\s+percentile\b",
     re.IGNORECASE,
@@ -178,6 +180,12 @@ def facts(text: str) -> tuple[Fact, ...]:
         add(Fact("1", unit, match.start(), match.end(), weak=True))
     for match in _FIGURE.finditer(text):
         add(_figure(match))
+    for match in _FUSED.finditer(text):
+        add(
+            Fact(
+                _value(match.group("num")), match.group("unit").lower(), match.start(), match.end()
+            )
+        )
     for match in _WORD_FIGURE.finditer(text):
         add(_word_figure(match))
     for match in _MONTH.finditer(text):

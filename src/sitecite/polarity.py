@@ -54,6 +54,7 @@ _NOT_TRUE = re.compile(
     re.IGNORECASE,
 )
 SCOPE = 2  # content words a negation governs ("not handle typos")...
+CONTRAST = 4  # ...and the option "instead of" or "rather than" rejects
 _DETERMINERS = frozenset("no none nobody nothing".split())  # ...or one ("no results fell")
 # Words that close a clause, and with it a negation's scope.
 _CLAUSE_WORDS = frozenset(
@@ -66,6 +67,7 @@ _CLAUSE_BREAK = re.compile(r"[,;:()\[\]—–]|\s-\s")
 UNIVERSAL = frozenset("all every always whole entire everyone everything everybody".split())
 LICENSES_UNIVERSAL = UNIVERSAL | frozenset("each any".split())
 MAJORITY = frozenset("most mostly majority largely mainly primarily".split())
+BOUNDS = ("at", "the")
 HEDGES = frozenset("almost nearly about roughly around approximately".split())
 SUPERLATIVES = frozenset(
     """best worst biggest largest smallest fastest slowest highest lowest greatest strongest
@@ -126,7 +128,7 @@ def stance(text: str, tokens: Sequence[Token] | None = None) -> Stance:
     return Stance(
         tuple(clauses),
         tuple(quantities),
-        frozenset(t.lower for t in tokens if t.lower in SUPERLATIVES),
+        _superlatives(tokens),
         bool(_CAUSAL_CLAIM.search(text)),
     )
 
@@ -157,8 +159,13 @@ def _scopes(clause: Sequence[Token], inherited: str) -> tuple[list[str], bool]:
     for i, kind in enumerate(kinds):
         if not kind:
             continue
-        governed = [j for j in range(i + 1, len(clause)) if _stems(clause[j])]
-        reach = len(governed) if kind == "contrast" else SCOPE
+        governed = []
+        for j in range(i + 1, len(clause)):
+            if kinds[j] in ("deny", "contrast"):
+                break  # "rather than X as they do not map": the next negation takes over
+            if _stems(clause[j]):
+                governed.append(j)
+        reach = CONTRAST if kind == "contrast" else SCOPE
         if clause[i].lower in _DETERMINERS:
             reach = 1
         for j in governed[:reach]:
@@ -227,8 +234,8 @@ def _quantities(
         if word in LICENSES_UNIVERSAL and not _at_all(tokens, i):
             hedged = i > 0 and tokens[i - 1].lower in HEDGES
             kind = "majority" if hedged else "universal" if word in UNIVERSAL else "each"
-        elif word in MAJORITY and not (word == "most" and i and tokens[i - 1].lower == "at"):
-            kind = "majority"  # "at most 90 seconds" is a bound, not a majority
+        elif word in MAJORITY and not (word == "most" and i and tokens[i - 1].lower in BOUNDS):
+            kind = "majority"  # "at most 90 seconds" is a bound, "the most popular" a superlative
         else:
             continue
         head: set[str] = set()
@@ -238,6 +245,15 @@ def _quantities(
             head |= {after.lower} if after.numeric or after.lower in CARDINALS else _stems(after)
         found.append((kind, frozenset(head)))
     return found
+
+
+def _superlatives(tokens: Sequence[Token]) -> frozenset[str]:
+    """Superlative words, and "most" or "least" after "the" ("the most popular template")."""
+    found = {t.lower for t in tokens if t.lower in SUPERLATIVES}
+    for i, token in enumerate(tokens[1:], start=1):
+        if token.lower in ("most", "least") and tokens[i - 1].lower == "the":
+            found.add(token.lower)
+    return frozenset(found)
 
 
 def _at_all(tokens: Sequence[Token], i: int) -> bool:
@@ -290,10 +306,11 @@ def _polarity(claim: Stance, sources: Sequence[Stance]) -> str:
 
 def _quantity(claim: Stance, sources: Sequence[Stance]) -> str:
     quantities = [q for s in sources for q in s.quantities]
+    licensed = {"universal": {"universal", "each"}, "majority": {"majority", "universal", "each"}}
     for kind, head in claim.quantities:
         if kind == "each":
             continue
-        allowed = {"majority", "universal", "each"} if kind == "majority" else {"universal", "each"}
+        allowed = licensed[kind]
         if not any(k in allowed and (not head or not h or head & h) for k, h in quantities):
             quantified = " ".join(sorted(head))
             return f"'{kind}' quantity its source does not state ({quantified})".replace(" ()", "")

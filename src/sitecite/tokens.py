@@ -64,7 +64,7 @@ _POSSESSIVE = re.compile(r"['’]s$|['’]$")
 # In the gap before a word: the end of a sentence, or an opening quote or bracket. (After a
 # colon a capital is a name: "Languages: Arabic (native)".)
 _SENTENCE_START = re.compile(r"(?:[.!?]\s+\W*|(?:^|\s)[\"“‘(\[])$")
-_PARTS = re.compile(r"[-/]")
+_PARTS = re.compile(r"[-/]|(?<=\d)(?=[^\W\d_])")  # "24-year-old", "16vcpu" -> 16, vcpu
 
 
 @lru_cache(maxsize=1)

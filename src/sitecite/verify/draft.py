@@ -90,7 +90,9 @@ def draft_sentences(answer: str) -> list[DraftSentence]:
             dict.fromkeys(int(n) for g in _MARKER.findall(span) for n in re.split(r"[,;]", g))
         )
         clean = " ".join(_MARKER.sub(" ", span).split())
-        clean = re.sub(r"\s+(?=[.,;:!?])", "", clean)
+        clean = re.sub(
+            r"\s+(?=[.,;:!?](?:\s|$))", "", clean
+        )  # "done [1]." -> "done." (".zip" stays)
         if clean.strip(" .!?\"'"):
             out.append(DraftSentence(span, start, markers, clean))
     return out

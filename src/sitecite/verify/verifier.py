@@ -18,6 +18,7 @@ For each sentence of a draft:
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from sitecite.verify.align import Alignment, align, longest_run, soft_coverage
 from sitecite.verify.draft import DraftSentence, draft_sentences, join, meta_clauses, renumbered
 from sitecite.verify.sources import Evidence, Reading, read
 
+_POSSESSIVE = re.compile(r"['’]s?$")
 CHECK_NAMES = ("citations", "numbers", "names", "polarity", "support", "instructions")
 # Chosen on the dev half of the verification set (bench/verify_replies.py --tune).
 DEFAULT_SUPPORT_THRESHOLD = 0.7  # least mean coverage of a claim's content words
@@ -170,7 +172,12 @@ class Verifier:
                 verdict.problems["numbers"] = f"reverses the change its source states: {backwards}"
         known = frozenset().union(*(evidence.sections[p].words for p in verdict.cited))
         known |= evidence.subject | evidence.asked  # a name the question gives may be repeated
-        unknown = [n for n in _names(claim.text) if not _known(n, known)]
+        figures_at = claim.facts
+        unknown = [
+            n.text
+            for n in names(claim.text)
+            if not _inside(n.start, figures_at) and not _known_name(n.text, known)
+        ]
         if unknown:
             verdict.problems["names"] = _missing(unknown)
         elif not missing:
@@ -289,3 +296,23 @@ def _missing(items: list[str]) -> str:
 def _known(name: str, known: frozenset[str]) -> bool:
     parts = [p for p in name.replace("/", "-").split("-") if p]
     return name in known or (len(parts) > 1 and all(p in known for p in parts))
+
+
+def _known_name(name: str, known: frozenset[str]) -> bool:
+    """Whether the sources use a name, as written or in a form a writer would change: plural
+    ("vCPUs"), punctuation ("Next.js", "Nextjs"), a derived word ("Japanese", "Bayesian"), or
+    only its capitalised parts ("Bayes-style")."""
+    lower = _POSSESSIVE.sub("", name.lower())
+    if _known(lower, known) or lower.removesuffix("s") in known:
+        return True
+    squashed = _squash(lower)
+    if squashed in {_squash(k) for k in known}:
+        return True
+    if any(lower.startswith(k) and len(lower) - len(k) <= 4 for k in known if len(k) >= 4):
+        return True
+    capitals = [p.lower() for p in re.split(r"[-/]", name) if p[:1].isupper()]
+    return 0 < len(capitals) < len(re.split(r"[-/]", name)) and all(c in known for c in capitals)
+
+
+def _squash(word: str) -> str:
+    return re.sub(r"[.\-_'’]", "", word)
