@@ -30,13 +30,13 @@ import json
 import os
 import sys
 import time
-from itertools import product
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from _common import console
 from _replies import Replayed, Score, lexicon_for, load, replay, subject_of
+from _support_grid import grid, rows, score
 from rich.progress import Progress
 from rich.table import Table
 
@@ -144,28 +144,22 @@ def explain(replayed: list[Replayed], split: str) -> None:
 
 
 def tune(paths: list[Path], policy: str, subject: str | None) -> list[dict[str, Any]]:
-    """Every (coverage, words, run) choice on the dev half: drop and catch rates."""
-    rows = []
-    grid = product((0.6, 0.65, 0.7, 0.75, 0.8), (2, 3, 4, 5, 99), (1, 2, 3))
-    for threshold, uncovered, run in grid:
-        verifier = Verifier(threshold, uncovered, run)
-        dev: list[Replayed] = []
-        for path in paths:
-            dev += [
-                r for r in run_file(path, verifier, policy, subject)[0] if r.record.split == "dev"
-            ]
-        figures = report(dev)["dev"]
-        rows.append(
-            {
-                "threshold": threshold,
-                "max_uncovered": uncovered,
-                "max_run": run,
-                "drop_rate": figures["drop_rate"],
-                "catch_rate": figures["catch_rate"],
-            }
-        )
-        print(json.dumps(rows[-1]), file=sys.stderr)
-    return rows
+    """Every support choice scored on the dev halves only (bench/_support_grid.py)."""
+    open_support = Verifier(0.0, 10**6, 10**6)  # the support rule off: its inputs recorded
+    dev: list[Replayed] = []
+    for path in paths:
+        dev += [
+            r for r in run_file(path, open_support, policy, subject)[0] if r.record.split == "dev"
+        ]
+    table = rows(dev)
+    ranked = grid(table)
+    current = score(table, DEFAULT_SUPPORT_THRESHOLD, MAX_UNCOVERED, MAX_RUN)
+    out = console()
+    out.print(f"dev sentences: {current['supported']} supported, {current['unsupported']} not")
+    out.print(f"in use: {json.dumps(current)}")
+    for row in ranked[:15]:
+        out.print(json.dumps(row))
+    return ranked
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -176,7 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policy", default="drop", choices=POLICIES, help="llm.verify_policy")
     parser.add_argument("--subject", help="the site owner's name (default: from a profile source)")
     parser.add_argument("--explain", choices=SPLITS, help="print drops and misses of a split")
-    parser.add_argument("--tune", action="store_true", help="search thresholds on dev only")
+    parser.add_argument(
+        "--tune", action="store_true", help="score support thresholds on the dev halves only"
+    )
     args = parser.parse_args(argv)
     for path in args.files:
         if not path.exists():
