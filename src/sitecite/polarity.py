@@ -48,6 +48,7 @@ _CONTRASTS = {("instead", "of"), ("rather", "than")}
 _CHANGES = {("no", "longer"), ("not", "until"), ("not", "unless")}  # "isn't loaded until ..."
 _CONDITIONS = frozenset("until unless before".split())
 _CONDITIONAL = frozenset("if unless whether".split())
+_RELATIVES = frozenset("which that who whom whose".split())
 _NOT_TRUE = re.compile(
     r"\b(?:it\s+is|it's|it’s|that\s+is|that's|this\s+is)\s+(?:not|n[o’']t)\s+"
     r"(?:true|the\s+case|correct|accurate|right)\s+that\b|\bit\s+is\s+false\s+that\b",
@@ -119,12 +120,16 @@ def stance(text: str, tokens: Sequence[Token] | None = None) -> Stance:
     quantities: list[tuple[str, frozenset[str]]] = []
     listing = False  # "not taking: roles; projects shorter than two weeks": the list is denied
     whole = _NOT_TRUE.search(text)  # "it is not true that ...": everything after is denied
+    trailing = False  # "not tasks which need lots of memory": a relative clause stays denied
     for clause, opens_list in _clauses(text, tokens):
         after = whole is not None and clause[-1].end > whole.end()
-        scoped, open_scope = _scopes(clause, "deny" if listing or after else "")
+        relative = trailing and clause[0].lower in _RELATIVES
+        scoped, open_scope = _scopes(clause, "deny" if listing or after or relative else "")
         clauses.append(_clause(clause, scoped))
         quantities += _quantities(text, clause, scoped)
         listing = listing or (open_scope and opens_list)
+        content = [s for t, s in zip(clause, scoped, strict=True) if _stems(t)]
+        trailing = bool(content) and content[-1] == "deny"
     return Stance(
         tuple(clauses),
         tuple(quantities),
