@@ -82,6 +82,7 @@ def report(replayed: list[Replayed]) -> dict[str, Any]:
         summary = score.summary()
         summary["answers"] = len(chosen)
         summary["verify_ms"] = _percentiles([r.verify_ms for r in chosen])
+        summary["verify_cpu_ms"] = _percentiles([r.verify_cpu_ms for r in chosen])
         summary["prepare_ms"] = _percentiles([r.prepare_ms for r in chosen])
         out[split] = summary
     return out
@@ -127,6 +128,10 @@ def print_table(name: str, figures: dict[str, Any]) -> None:
     )
     row("  replaced by other text", lambda f: str(f["faithful_answers_replaced_by_other_text"]))
     row("verify ms p50 / p95", lambda f: f"{f['verify_ms']['p50']} / {f['verify_ms']['p95']}")
+    row(
+        "  CPU ms p50 / p95",
+        lambda f: f"{f['verify_cpu_ms']['p50']} / {f['verify_cpu_ms']['p95']}",
+    )
     row("prepare ms p50 / p95", lambda f: f"{f['prepare_ms']['p50']} / {f['prepare_ms']['p95']}")
     console().print(table)
 
