@@ -27,7 +27,8 @@ from sitecite.ingest.ids import heading_anchors, page_id, slugify
 from sitecite.ingest.markdown import markdown_blocks, split_frontmatter
 from sitecite.ingest.mdx import convert_mdx
 from sitecite.ingest.retention import FileReport, file_report
-from sitecite.ingest.routes import Router
+from sitecite.ingest.routes import Router, join_url
+from sitecite.ingest.webpage import built_path, is_built_site, webpage
 from sitecite.types import Block, Page, Section
 
 __all__ = [
@@ -44,7 +45,18 @@ __all__ = [
 MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdx"}
 HTML_SUFFIXES = {".html", ".htm"}
 DATA_SUFFIXES = {".json", ".yaml", ".yml"}
-SKIP_DIRS = {"node_modules", ".git", "__pycache__", ".next", "dist", "build", "public"}
+# Output folders are skipped inside a source tree; given as the content folder, they are read.
+SKIP_DIRS = {
+    "node_modules",
+    ".git",
+    "__pycache__",
+    ".next",
+    "dist",
+    "build",
+    "public",
+    "out",
+    "_site",
+}
 
 
 class Progress(Protocol):
@@ -64,6 +76,7 @@ class IngestResult:
     files: list[FileReport] = field(default_factory=list)
     warnings: list[IngestError] = field(default_factory=list)
     router: Router = field(default_factory=Router)
+    built_site: bool = False  # a generator's output: pages read by main-content extraction
 
 
 def content_files(root: Path) -> list[Path]:
@@ -98,12 +111,16 @@ def parse_file(path: Path, relative: str, router: Router | None = None) -> list[
     return parse_source(read_text(path, relative), relative, router or Router())
 
 
-def parse_source(source: str, relative: str, router: Router) -> list[Page]:
-    """A file's text -> its page(s); the suffix of `relative` says how to read it."""
+def parse_source(source: str, relative: str, router: Router, built: bool = False) -> list[Page]:
+    """A file's text -> its page(s); the suffix of `relative` says how to read it. Pages of a
+    built site are rendered pages: their main content is extracted, their URL is their path."""
     suffix = Path(relative).suffix.lower()
     pid = page_id(relative)
     if suffix in MARKDOWN_SUFFIXES:
         return [_markdown_page(source, relative, pid, router, mdx=suffix == ".mdx")]
+    if suffix in HTML_SUFFIXES and built:
+        page = webpage(source, relative, pid, join_url(router.base_url, built_path(relative)))
+        return [page] if page.blocks else []
     if suffix in HTML_SUFFIXES:
         parsed = parse_html(source)
         url = router.url(pid, {"canonical": parsed.canonical})
@@ -186,9 +203,10 @@ def load_site(
     root = Path(root)
     if not root.is_dir():
         raise IngestError("content directory not found", str(root))
-    router = Router.from_settings(base_url, routes, route, root, presets)
-    result = IngestResult(router=router)
     files = content_files(root)
+    built = is_built_site(root, files)
+    router = Router.from_settings(base_url, routes, route, root, presets and not built)
+    result = IngestResult(router=router, built_site=built)
     if progress is not None:
         progress.start(f"reading {len(files)} files", len(files))
     sources: dict[str, str] = {}
@@ -198,7 +216,7 @@ def load_site(
         relative = path.relative_to(root).as_posix()
         try:
             sources[relative] = read_text(path, relative)
-            parsed = parse_source(sources[relative], relative, router)
+            parsed = parse_source(sources[relative], relative, router, built)
         except IngestError as problem:
             result.problems.append(problem)
             parsed = []
@@ -217,7 +235,8 @@ def load_site(
     result.pages = _merge_facts(pages)
     for page in result.pages:
         result.sections.extend(chunk_page(page, base_url))
-    result.files = retention_reports(result.pages, result.sections, sources)
+    if not built:  # a rendered page's chrome is not prose it was meant to keep
+        result.files = retention_reports(result.pages, result.sections, sources)
     result.warnings = [w for r in result.files if (w := r.warning()) is not None]
     return result
 

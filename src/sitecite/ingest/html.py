@@ -141,7 +141,7 @@ class _PageParser(HTMLParser):
         elif self._heading and tag == f"h{self._heading[0]}":
             self._finish_heading()
         elif tag in ("td", "th") and self._cell is not None and self._row is not None:
-            self._row.append(" ".join(" ".join(self._cell).split()))
+            self._row.append(" ".join("".join(self._cell).split()))
             self._cell = None
         elif tag == "tr" and self._row is not None and self._table is not None:
             self._table.append(self._row)
@@ -169,7 +169,7 @@ class _PageParser(HTMLParser):
         if self._heading is None:
             return
         level, line = self._heading
-        text = " ".join(" ".join(self._heading_text).split())
+        text = " ".join("".join(self._heading_text).split())
         self._heading = None
         if level == 1 and not self.first_h1:
             self.first_h1 = text  # the first h1 is the page title, not a section
@@ -178,7 +178,7 @@ class _PageParser(HTMLParser):
         self._current = Block(level, text, "", line, self._anchor)
 
     def _end_line(self) -> None:
-        line = " ".join(" ".join(self._line).split())
+        line = " ".join("".join(self._line).split())
         if line:
             self._lines.append(line)
         self._line = []
