@@ -17,7 +17,6 @@ import statistics
 import sys
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,6 +25,7 @@ sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "bench"))
 
 import os  # noqa: E402
+
 from site_render import render_site  # noqa: E402
 
 from sitecite.ingest import content_files, page_id  # noqa: E402
@@ -37,9 +37,12 @@ HEADING = re.compile(r"<h[2-6][\s>]", re.I)
 def trafilatura_html(page: str) -> str:
     import trafilatura
 
-    return trafilatura.extract(
-        page, output_format="html", include_tables=True, include_links=False, favor_recall=True
-    ) or ""
+    return (
+        trafilatura.extract(
+            page, output_format="html", include_tables=True, include_links=False, favor_recall=True
+        )
+        or ""
+    )
 
 
 def readability_html(page: str) -> str:

@@ -96,7 +96,6 @@ def render_site(source: Path, target: Path, semantic: bool = True) -> list[str]:
     drafts = target / "drafts" / "index.html"
     drafts.parent.mkdir(parents=True, exist_ok=True)
     drafts.write_text(_page("Draft", "/drafts/", nav, "<h1>Draft</h1><p>Not for robots.</p>"))
-    (target / "robots.txt").write_text("User-agent: *\nDisallow: /drafts/\n\nSitemap: /sitemap.xml\n")
     urls = "".join(f"<url><loc>{{origin}}{p}</loc></url>" for p, _, _ in pages)
     (target / "sitemap.template.xml").write_text(
         "<?xml version='1.0' encoding='UTF-8'?>\n"
