@@ -82,9 +82,10 @@ def literal_prose(expression: str) -> list[str]:
 
 
 def _looks_like_prose(value: str) -> bool:
-    if not any(c.isalpha() for c in value) or value.startswith(("/", "./", "../", "#", "http")):
+    """Sentences, names and figures; not paths, URLs, colours or lower-case tokens (`w-full`)."""
+    if not any(c.isalnum() for c in value) or value.startswith(("/", "./", "../", "#", "http")):
         return False
-    return " " in value or value[:1].isupper() or value.isdigit()
+    return " " in value or value[:1].isupper() or any(c.isdigit() for c in value)
 
 
 def parse_tag(text: str, start: int) -> Tag | None:
@@ -119,28 +120,31 @@ def parse_tag(text: str, start: int) -> Tag | None:
         prop = attr.group(1)
         i = attr.end()
         if text.startswith("=", i):
-            values, i = _attr_values(text, i + 1)
+            values, keyed, i = _attr_values(text, i + 1)
             if i < 0:
                 return None
-            props.extend((prop, value) for value in values)
+            props.extend((prop if keyed else "", value) for value in values)
     return None
 
 
-def _attr_values(text: str, i: int) -> tuple[list[str], int]:
-    """The prose strings of one prop value and where the value ends (-1 if malformed)."""
+def _attr_values(text: str, i: int) -> tuple[list[str], bool, int]:
+    """The prose strings of one prop value, whether they are the prop's own value (not found
+    inside an object or array literal), and where the value ends (-1 if malformed)."""
     if i >= len(text):
-        return [], -1
+        return [], True, -1
     char = text[i]
     if char in "\"'":
         close = text.find(char, i + 1)
-        return ([], -1) if close < 0 else ([text[i + 1 : close]], close + 1)
+        return ([], True, -1) if close < 0 else ([text[i + 1 : close]], True, close + 1)
     if char == "{":
         end = balanced_end(text, i)
         if end is None:
-            return [], -1
+            return [], True, -1
         literal = string_literal(text[i:end])
-        return ([literal] if literal is not None else literal_prose(text[i + 1 : end - 1])), end
-    return [], -1
+        if literal is not None:
+            return [literal], True, end
+        return literal_prose(text[i + 1 : end - 1]), False, end
+    return [], True, -1
 
 
 def props_prose(props: tuple[tuple[str, str], ...]) -> str:
@@ -154,7 +158,7 @@ def props_prose(props: tuple[tuple[str, str], ...]) -> str:
         return " "
     lead = next((v for k, v in kept if k.lower() in _LEAD_KEYS), None)
     rest = [(k, v) for k, v in kept if v != lead]
-    details = ", ".join(f"{k} {v}" for k, v in rest)
+    details = ", ".join(f"{k} {v}" if k else v for k, v in rest)
     if lead and details:
         return f" {lead}: {details}. "
     return f" {lead or details}. "

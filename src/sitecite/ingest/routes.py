@@ -19,6 +19,7 @@ from typing import Any
 from sitecite.errors import ConfigError
 
 ARROW = "=>"
+CANONICAL_KEYS = ("canonical", "canonicalUrl", "canonical_url")
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)((?:\|\w+)*)\}")
 FILTERS: dict[str, Callable[[str], str]] = {
     "nogroups": lambda path: re.sub(r"(?:^|(?<=/))\([^/]*\)(?:/|$)", "", path).rstrip("/"),
@@ -211,7 +212,7 @@ class Router:
     def url(self, page_id: str, front: Mapping[str, Any] | None = None) -> str:
         """Front matter `canonical`, `permalink` or `slug` first, then the rules."""
         front = front or {}
-        canonical = _text(front.get("canonical"))
+        canonical = _text(next((front[k] for k in CANONICAL_KEYS if front.get(k)), ""))
         if canonical.startswith(("http://", "https://")):
             return canonical
         path = canonical or _text(front.get("permalink"))
