@@ -52,18 +52,21 @@ class StaticSite:
         with self._lock:
             self.log.clear()
 
-    def _record(self, path: str, status: int, agent: str) -> None:
+    def _record(self, path: str, status: int, agent: str, at: float) -> None:
         with self._lock:
-            self.log.append(Request(path, status, agent, time.monotonic()))
+            self.log.append(Request(path, status, agent, at))
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         site = self
 
         class Handler(BaseHTTPRequestHandler):
+            arrived = 0.0
+
             def log_message(self, *args: Any) -> None:
                 pass
 
             def do_GET(self) -> None:  # noqa: N802 (the http.server API)
+                self.arrived = time.monotonic()
                 path = self.path.split("?", 1)[0]
                 file = site.root / path.lstrip("/")
                 if file.is_dir():
@@ -91,7 +94,8 @@ class StaticSite:
             def _send(
                 self, status: int, body: bytes, kind: str, headers: dict[str, str] | None = None
             ) -> None:
-                site._record(self.path, status, self.headers.get("User-Agent", ""))
+                agent = self.headers.get("User-Agent", "")
+                site._record(self.path, status, agent, self.arrived)
                 self.send_response(status)
                 for name, value in (headers or {}).items():
                     self.send_header(name, value)

@@ -110,10 +110,11 @@ def test_a_sitemap_index_is_followed(site: StaticSite) -> None:
 
 def test_requests_are_paced_by_the_rate_limit(site: StaticSite) -> None:
     crawl(f"{site.url}/", {}, CrawlOptions(concurrency=4, per_second=20.0))
-    starts = sorted(r.at for r in site.requests())
-    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
-    assert len(starts) > 10
-    assert min(gaps) >= 0.04  # 20 requests a second: one every 50 ms, whatever the concurrency
+    arrivals = sorted(r.at for r in site.requests())
+    assert len(arrivals) > 10
+    # 20 requests a second, whatever the concurrency: n requests span at least (n - 1) x 50 ms
+    # (the span, not each gap, so scheduling jitter on a busy machine cannot fail it).
+    assert arrivals[-1] - arrivals[0] >= (len(arrivals) - 1) * 0.05 * 0.95
 
 
 def test_built_site_folder_ingests_with_urls_from_its_paths(tmp_path: Path) -> None:

@@ -74,7 +74,12 @@ def test_a_bad_rule_is_an_error_that_names_it(rule: str, problem: str) -> None:
 @pytest.mark.parametrize(
     ("files", "preset", "page", "url"),
     [
-        ({"app/(site)/about/page.mdx": "# About\n\nHi."}, "nextjs-app", "app/(site)/about", "/about"),
+        (
+            {"app/(site)/about/page.mdx": "# About\n\nHi."},
+            "nextjs-app",
+            "app/(site)/about",
+            "/about",
+        ),
         ({"data/blog/2021-01-12-hi.mdx": "Hi."}, "tailwind-nextjs-starter-blog", None, "/blog/hi"),
         (
             {"hugo.toml": "", "content/posts/first/index.md": "Hi."},

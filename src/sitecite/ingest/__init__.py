@@ -211,34 +211,38 @@ def load_site(
         progress.start(f"reading {len(files)} files", len(files))
     sources: dict[str, str] = {}
     pages: list[Page] = []
-    seen: dict[str, str] = {}
     for path in files:
         relative = path.relative_to(root).as_posix()
         try:
             sources[relative] = read_text(path, relative)
-            parsed = parse_source(sources[relative], relative, router, built)
+            pages += parse_source(sources[relative], relative, router, built)
         except IngestError as problem:
             result.problems.append(problem)
-            parsed = []
         if progress is not None:
             progress.advance(1)
-        for page in parsed:
-            if page.metadata.get("draft") is True:
-                result.skipped.append(f"{relative}: a draft (front matter draft: true)")
-            elif page.id != FACTS_PAGE_ID and page.id in seen:
-                result.problems.append(
-                    IngestError(f"page id '{page.id}' is already used by {seen[page.id]}", relative)
-                )
-            else:
-                seen[page.id] = relative
-                pages.append(page)
-    result.pages = _merge_facts(pages)
+    result.pages = _merge_facts(_published(pages, result))
     for page in result.pages:
         result.sections.extend(chunk_page(page, base_url))
     if not built:  # a rendered page's chrome is not prose it was meant to keep
         result.files = retention_reports(result.pages, result.sections, sources)
     result.warnings = [w for r in result.files if (w := r.warning()) is not None]
     return result
+
+
+def _published(pages: list[Page], result: IngestResult) -> list[Page]:
+    """Pages without drafts (skipped) and without a second page claiming the same id."""
+    seen: dict[str, str] = {}
+    kept = []
+    for page in pages:
+        if page.metadata.get("draft") is True:
+            result.skipped.append(f"{page.source}: a draft (front matter draft: true)")
+        elif page.id != FACTS_PAGE_ID and page.id in seen:
+            message = f"page id '{page.id}' is already used by {seen[page.id]}"
+            result.problems.append(IngestError(message, page.source))
+        else:
+            seen[page.id] = page.source
+            kept.append(page)
+    return kept
 
 
 def retention_reports(

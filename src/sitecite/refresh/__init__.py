@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sitecite.config import Settings
-from sitecite.crawl import CrawlOptions, CrawlRecord, crawl
+from sitecite.crawl import CrawlOptions, CrawlRecord, CrawlResult, crawl
 from sitecite.embed import Embedder
 from sitecite.errors import EmbedderMismatchError, IndexDirError, IngestError
 from sitecite.index.build import BuildReport, write_index
@@ -186,34 +186,15 @@ def _index_url(
     started = time.perf_counter()
     records, previous_sections = _previous_crawl(index_dir, embedder, start_url, rebuild)
     options = settings.index
-    fetched = crawl(
-        start_url,
-        records,
-        CrawlOptions(
-            options.crawl_concurrency,
-            options.crawl_requests_per_second,
-            options.crawl_timeout_seconds,
-            options.crawl_max_pages,
-            options.user_agent,
-        ),
-        on_page=_page_progress(progress),
+    polite = CrawlOptions(
+        options.crawl_concurrency,
+        options.crawl_requests_per_second,
+        options.crawl_timeout_seconds,
+        options.crawl_max_pages,
+        options.user_agent,
     )
-    sections: list[Section] = []
-    seen: set[str] = set()
-    for page in fetched.changed:
-        if page.id not in seen:
-            seen.add(page.id)
-            sections.extend(chunk_page(page))
-    for pid in fetched.unchanged:
-        if pid not in seen:
-            seen.add(pid)
-            sections.extend(previous_sections.get(pid, []))
-    crawl_report = {
-        "discovered_by": fetched.discovered_by,
-        "changed_pages": len(fetched.changed),
-        "unchanged_pages": len(fetched.unchanged),
-        "requests": fetched.requests,
-    }
+    fetched = crawl(start_url, records, polite, on_page=_page_progress(progress))
+    sections, seen = _crawled_sections(fetched, previous_sections)
     unchanged = not fetched.changed and seen == set(previous_sections) and not rebuild
     build = None
     if not unchanged:
@@ -239,8 +220,30 @@ def _index_url(
         build,
         time.perf_counter() - started,
         problems=fetched.problems,
-        crawl=crawl_report,
+        crawl={
+            "discovered_by": fetched.discovered_by,
+            "changed_pages": len(fetched.changed),
+            "unchanged_pages": len(fetched.unchanged),
+            "requests": fetched.requests,
+        },
     )
+
+
+def _crawled_sections(
+    fetched: CrawlResult, previous: dict[str, list[Section]]
+) -> tuple[list[Section], set[str]]:
+    """Sections of the changed pages, fresh, and of the unchanged ones, from the last index."""
+    sections: list[Section] = []
+    seen: set[str] = set()
+    for page in fetched.changed:
+        if page.id not in seen:
+            seen.add(page.id)
+            sections.extend(chunk_page(page))
+    for pid in fetched.unchanged:
+        if pid not in seen:
+            seen.add(pid)
+            sections.extend(previous.get(pid, []))
+    return sections, seen
 
 
 def _page_progress(progress: Progress | None) -> Any:
