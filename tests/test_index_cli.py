@@ -65,3 +65,12 @@ def test_plain_progress_lines_have_count_rate_and_eta() -> None:
     assert lines[1].startswith("sitecite: embedding 10 new sentences: 4/10 (")
     assert "/s, ETA " in lines[1]
     assert lines[-1].startswith("sitecite: embedding 10 new sentences: done, 4 in ")
+
+
+def test_a_bad_route_rule_fails_before_anything_is_read(tmp_path: Path) -> None:
+    run = run_index(tmp_path, "--route", "notes/(?P<slug>.+) => /{title}")
+    assert run.returncode == 2
+    assert "bad route rule 'notes/(?P<slug>.+) => /{title}': {title} is not a named group" in (
+        run.stderr
+    )
+    assert not (tmp_path / "index").exists()

@@ -55,8 +55,11 @@ def add_index_parser(sub: Any) -> None:
 
 def run_index(args: argparse.Namespace, settings: Settings) -> int:
     from sitecite.embed import embedder_for
+    from sitecite.ingest.routes import Rule
     from sitecite.refresh import index_source, is_url
 
+    for rule in [*settings.index.routes, settings.index.route]:
+        Rule.parse(rule)  # a bad rule fails now, naming it, not after the model has loaded
     # Batch embedding uses every core (measured 1.7x faster than one thread on 2 idle cores).
     embedder = embedder_for(settings, args.threads or os.cpu_count() or 1)
 
