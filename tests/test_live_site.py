@@ -145,3 +145,16 @@ def test_cli_indexes_a_url_and_reports_what_it_fetched(site: StaticSite, tmp_pat
     assert first["crawl"]["changed_pages"] == len(pages)
     assert second["crawl"]["changed_pages"] == 0 and second["embedded"] == 0
     assert "fetching pages" in runs[0].stderr
+
+
+def test_an_unreachable_site_leaves_the_index_as_it_was(site: StaticSite, tmp_path: Path) -> None:
+    from sitecite.embed import HashEmbedder
+    from sitecite.errors import IngestError
+
+    embedder = HashEmbedder(32)  # index mechanics only
+    index = tmp_path / "index"
+    index_source(f"{site.url}/", index, embedder, fast_settings())
+    before = read_sections(index)
+    with pytest.raises(IngestError, match="no page could be read, index left as it was"):
+        index_source("http://127.0.0.1:9/", index, embedder, fast_settings())
+    assert read_sections(index) == before

@@ -121,8 +121,12 @@ async def _crawl(
 
 
 async def _robots(fetcher: Fetcher, start_url: str) -> RobotFileParser:
+    """The site's robots.txt; none (4xx) allows everything, an unreachable one (5xx, network
+    error) allows nothing, as RFC 9309 asks."""
     url = urljoin(origin(start_url), "/robots.txt")
     fetched = await fetcher.get(url)
+    if fetched.status == 0 or fetched.status >= 500:
+        return robots("User-agent: *\nDisallow: /\n", url)
     return robots(fetched.text if fetched.status == 200 else "", url)
 
 

@@ -195,6 +195,9 @@ def _index_url(
     )
     fetched = crawl(start_url, records, polite, on_page=_page_progress(progress))
     sections, seen = _crawled_sections(fetched, previous_sections)
+    if not seen:  # an outage or a wrong address must never empty a working index
+        reasons = "; ".join(str(p) for p in fetched.problems[:3]) or "no pages found"
+        raise IngestError(f"no page could be read, index left as it was ({reasons})", start_url)
     unchanged = not fetched.changed and seen == set(previous_sections) and not rebuild
     build = None
     if not unchanged:
