@@ -1,13 +1,18 @@
-"""Embedders: the bundled MiniLM (default), any sentence-transformers model, OpenAI-compatible
-endpoints, and a deterministic hashing embedder for tests. Heavy imports happen on first use."""
+"""Embedders: the bundled MiniLM on onnxruntime (default, no torch), any sentence-transformers
+model (local BERT directories on onnxruntime, others on torch from the `torch` extra),
+OpenAI-compatible endpoints, and a deterministic hashing embedder for tests. Heavy imports
+happen on first use."""
 
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 from sitecite.config import Settings
 from sitecite.embed.base import Embedder, normalise
+from sitecite.embed.bundled import MINILM_ID, bundled_minilm_path, is_bundled
 from sitecite.embed.hashing import HashEmbedder
+from sitecite.errors import EmbedError
 
 __all__ = ["Embedder", "HashEmbedder", "embedder_for", "get_embedder", "normalise"]
 
@@ -45,6 +50,21 @@ def _load(name: str, base_url: str, api_key: str, threads: int, backend: str) ->
         from sitecite.embed.openai import OpenAIEmbedder
 
         return OpenAIEmbedder(base_url, name, api_key)
+    if backend != "torch" and is_bundled(name):
+        return _onnx(bundled_minilm_path(), MINILM_ID, threads)
+    if backend == "onnx":
+        if not Path(name).is_dir():
+            raise EmbedError(
+                "embedder_backend = 'onnx' runs the bundled MiniLM or a local model directory; "
+                f"'{name}' is neither"
+            )
+        return _onnx(Path(name), name, threads)
     from sitecite.embed.local import SentenceTransformerEmbedder
 
-    return SentenceTransformerEmbedder(name, threads=threads, backend=backend)
+    return SentenceTransformerEmbedder(name, threads=threads)
+
+
+def _onnx(model_dir: Path, model_id: str, threads: int) -> Embedder:
+    from sitecite.embed.onnx import OnnxEmbedder
+
+    return OnnxEmbedder(model_dir, model_id, threads)

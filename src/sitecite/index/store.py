@@ -24,7 +24,7 @@ import numpy as np
 
 from sitecite.errors import EmbedderMismatchError, IndexDirError
 from sitecite.index.swap import recover
-from sitecite.text import DEFAULT_STEMMER, DEFAULT_STOPWORDS, words
+from sitecite.text import DEFAULT_STEMMER, DEFAULT_STOPWORDS, import_bm25s, words
 from sitecite.types import Section
 
 FORMAT_VERSION = 1
@@ -166,7 +166,7 @@ def load_index(path: str | Path, embedder_id: str | None = None, with_bm25: bool
         raise IndexDirError(f"{path}: vectors and sections disagree in length; rebuild the index")
     bm25 = None
     if with_bm25 and sections:
-        import bm25s
+        bm25s = import_bm25s()
 
         bm25 = bm25s.BM25.load(str(path / BM25_DIR), load_corpus=False, show_progress=False)
     return Index(
