@@ -119,10 +119,18 @@ def read_manifest(path: Path) -> dict[str, Any]:
         ) from exc
     except (OSError, ValueError) as exc:
         raise IndexDirError(f"{manifest_path}: unreadable manifest ({exc})") from exc
+    if not isinstance(manifest, dict):
+        raise IndexDirError(f"{manifest_path}: corrupt manifest (not a JSON object); rebuild it")
     if manifest.get("format_version") != FORMAT_VERSION:
         raise IndexDirError(
             f"{path}: index format {manifest.get('format_version')} is not {FORMAT_VERSION}; "
             "rebuild it"
+        )
+    embedder = manifest.get("embedder")
+    if not isinstance(embedder, dict) or not isinstance(embedder.get("id"), str):
+        raise IndexDirError(
+            f"{manifest_path}: corrupt manifest (no embedder id); rebuild the index with "
+            "`sitecite index --rebuild`"
         )
     return dict(manifest)
 
@@ -168,7 +176,13 @@ def load_index(path: str | Path, embedder_id: str | None = None, with_bm25: bool
     if with_bm25 and sections:
         bm25s = import_bm25s()
 
-        bm25 = bm25s.BM25.load(str(path / BM25_DIR), load_corpus=False, show_progress=False)
+        try:
+            bm25 = bm25s.BM25.load(str(path / BM25_DIR), load_corpus=False, show_progress=False)
+        except (OSError, ValueError, KeyError) as exc:
+            raise IndexDirError(
+                f"{path}: the BM25 index ({BM25_DIR}/) is missing or corrupt ({exc}); "
+                "rebuild the index with `sitecite index --rebuild`"
+            ) from exc
     return Index(
         path, manifest, sections, vectors, sentence_vectors, offsets, bm25, words, word_vectors
     )
