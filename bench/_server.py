@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -135,6 +137,43 @@ def distinct_questions(count: int) -> list[str]:
     if len(unique) < count:
         raise SystemExit(f"only {len(unique)} distinct questions; asked for {count}")
     return unique[:count]
+
+
+@contextmanager
+def redis_server(directory: Path) -> Iterator[str]:
+    """A redis-server on a free port of 127.0.0.1 for the block (its URL), or "" when
+    redis-server or redis-py is missing."""
+    try:
+        import redis
+    except ImportError:
+        yield ""
+        return
+    if shutil.which("redis-server") is None:
+        yield ""
+        return
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no"]
+        + ["--dir", str(directory)],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        client = redis.Redis(host=HOST, port=port, socket_connect_timeout=0.2)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        yield f"redis://{HOST}:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(10)
 
 
 def load_average() -> float:
