@@ -25,6 +25,7 @@ ENV_PREFIX = "SITECITE_"
 # SITECITE_* variables that are not settings, and keys that were renamed.
 OTHER_VARIABLES = {"SITECITE_PROGRESS": "show progress bars even when stderr is not a terminal"}
 RENAMED = {"serve.torch_threads": "torch_threads"}
+REMOVED = {"index.sentence_vectors": "sentence vectors are always stored (verification needs them)"}
 
 
 class _Strict(BaseModel):
@@ -81,8 +82,7 @@ class RetrieveSettings(_Strict):
 class IndexSettings(_Strict):
     base_url: str = ""
     route: str = "{page_id}"
-    sentence_vectors: bool = True
-    batch_size: int = Field(32, ge=1)
+    batch_size: int = Field(32, ge=1)  # texts per embedding call while indexing
 
 
 class ServeSettings(_Strict):
@@ -261,6 +261,8 @@ def unknown_key(dotted: str) -> str:
     """The message for a key that is not a setting: its new name, or the nearest one."""
     if dotted in RENAMED:
         return f"unknown setting '{dotted}': it is now '{RENAMED[dotted]}'"
+    if dotted in REMOVED:
+        return f"unknown setting '{dotted}': no longer a setting; {REMOVED[dotted]}"
     near = difflib.get_close_matches(dotted, all_keys(), n=1)
     return f"unknown setting '{dotted}'" + (f" (did you mean '{near[0]}'?)" if near else "")
 

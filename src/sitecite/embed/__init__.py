@@ -16,29 +16,37 @@ from sitecite.errors import EmbedError
 
 __all__ = ["Embedder", "HashEmbedder", "embedder_for", "get_embedder", "normalise"]
 
-_cache: dict[tuple[str, str, int, str], Embedder] = {}
+_cache: dict[tuple[str, str, int, str, int], Embedder] = {}
 _lock = threading.Lock()
 
 
 def get_embedder(
-    name: str, base_url: str = "", api_key: str = "", threads: int = 1, backend: str = "auto"
+    name: str,
+    base_url: str = "",
+    api_key: str = "",
+    threads: int = 1,
+    backend: str = "auto",
+    batch_size: int = 32,
 ) -> Embedder:
     """The embedder for a settings value, loaded once per process."""
-    key = (name, base_url, threads, backend)
+    key = (name, base_url, threads, backend, batch_size)
     with _lock:
         if key not in _cache:
             _cache[key] = _load(name, base_url, api_key, threads, backend)
+            _cache[key].batch_size = batch_size
         return _cache[key]
 
 
 def embedder_for(settings: Settings, threads: int | None = None) -> Embedder:
-    """The embedder the settings name (threads: `torch_threads` unless given)."""
+    """The embedder the settings name (threads: `torch_threads` unless given; texts embedded
+    `index.batch_size` at a time)."""
     return get_embedder(
         settings.embedder,
         settings.embedder_base_url,
         settings.embedder_api_key,
         threads or settings.torch_threads,
         settings.embedder_backend,
+        settings.index.batch_size,
     )
 
 

@@ -1,4 +1,4 @@
-"""The index directory: plain files plus a manifest (DESIGN.md "Index directory").
+"""The index directory: plain files plus a manifest (docs/index-directory.md).
 
 manifest.json          format, embedder id and dimension, chunker version, times, thresholds
 sections.jsonl         one section per line (row i of every matrix below)
