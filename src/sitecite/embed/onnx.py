@@ -52,13 +52,15 @@ class OnnxEmbedder(Embedder):
     def embed(
         self, texts: Sequence[str], progress: Callable[[int], None] | None = None
     ) -> np.ndarray:
-        """Batches of similar length (less padding: 2-3x faster on a site's sentences), rows
-        returned in the order given."""
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        vectors = super().embed([texts[i] for i in order], progress)
-        restored = np.empty_like(vectors)
-        restored[order] = vectors
-        return restored
+        """Each distinct text once, in batches of similar length (less padding), rows returned
+        in the order given. Sorting took a site's sentences 2-3x faster; 3% of timlrx's
+        sentences repeat."""
+        distinct = sorted(dict.fromkeys(texts), key=len)  # stable: the same batches every run
+        vectors = super().embed(distinct, progress)
+        row = {text: n for n, text in enumerate(distinct)}
+        if progress is not None and len(texts) > len(distinct):
+            progress(len(texts) - len(distinct))
+        return vectors[[row[text] for text in texts]] if texts else vectors
 
     @cached_property
     def _counter(self) -> Any:
