@@ -169,6 +169,7 @@ def test_settings_shown_on_the_how_page_hide_secrets() -> None:
             "llm.fallbacks": [
                 {"base_url": "https://x.example/v1", "model": "m", "api_key": "sk-SECRET-FB"}
             ],
+            "serve.redis_url": "redis://:sk-SECRET-REDIS@10.0.0.5:6379/0",
         },
         config_file=None,
         environ={},
@@ -179,7 +180,7 @@ def test_settings_shown_on_the_how_page_hide_secrets() -> None:
         for secret in ("sk-SECRET", "pa55word", "alice"):
             assert secret not in text
     assert REDACTED in table and "llm.example/v1" in table and "region=eu" in table
-    assert "serve.rate_limit_per_minute" in table
+    assert "serve.rate_limit_per_minute" in table and "redis://10.0.0.5:6379/0" in table
 
 
 def _index(sections: list[Section]) -> Index:
