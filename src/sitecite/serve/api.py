@@ -15,6 +15,7 @@ from starlette.responses import JSONResponse, Response
 from sitecite.errors import InputError, SiteciteError
 from sitecite.pipeline import validate_question
 from sitecite.serve.errors import ApiError, from_library
+from sitecite.serve.how import public_embedder
 from sitecite.serve.service import ServerState
 
 
@@ -76,7 +77,7 @@ async def health(request: Request) -> Response:
         {
             "status": "degraded" if warnings else "ok",
             "index_id": engine.index.id,
-            "embedder": engine.embedder.id,
+            "embedder": public_embedder(engine.embedder.id),
             "sections": len(engine.index.sections),
             "threshold": round(engine.threshold, 4),
             "updated": str(engine.index.manifest.get("updated", "")),
