@@ -17,11 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from sitecite.embed.base import Embedder
+from sitecite.embed.base import Embedder, normalise
 from sitecite.embed.bert_graph import BertConfig, build_model
 from sitecite.errors import EmbedError
 
 log = logging.getLogger("sitecite.embed")
+
+MAX_BATCH_TOKENS = 4096  # padded word pieces per model call while indexing
 
 
 class OnnxEmbedder(Embedder):
@@ -35,6 +37,7 @@ class OnnxEmbedder(Embedder):
         self.max_tokens = config.max_tokens
         self.model_dir = model_dir
         self.tokenizer = _tokenizer(model_dir, config.max_tokens)
+        self.pad_id = self.tokenizer.token_to_id("[PAD]") or 0
         self.session = _session(model_dir, config, threads)
 
     def embed_batch(self, texts: list[str]) -> np.ndarray:
@@ -43,23 +46,50 @@ class OnnxEmbedder(Embedder):
             if len(texts) > 1
             else [self.tokenizer.encode(texts[0])]
         )
-        feed = {
-            "input_ids": np.array([e.ids for e in encoded], dtype=np.int64),
-            "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
-        }
-        return np.asarray(self.session.run(None, feed)[0], dtype=np.float32)
+        return self._run([e.ids for e in encoded])
 
     def embed(
         self, texts: Sequence[str], progress: Callable[[int], None] | None = None
     ) -> np.ndarray:
-        """Each distinct text once (3% of timlrx's sentences repeat), in batches of similar
-        length so that little of a batch is padding; rows come back in the order given."""
-        distinct = sorted(dict.fromkeys(texts), key=len)  # stable: the same batches every run
-        vectors = super().embed(distinct, progress)
-        row = {text: n for n, text in enumerate(distinct)}
+        """Each distinct text once (3% of timlrx's sentences repeat), in batches of texts of
+        similar token length so that little of a batch is padding, and of at most
+        MAX_BATCH_TOKENS tokens so that long texts do not raise the memory peak; rows come
+        back in the order given."""
+        distinct = list(dict.fromkeys(texts))
+        if not distinct:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        pieces = [e.ids for e in self.tokenizer.encode_batch(distinct)]
+        order = sorted(range(len(distinct)), key=lambda i: len(pieces[i]))  # stable
+        vectors = np.empty((len(distinct), self.dim), dtype=np.float32)
+        start = 0
+        while start < len(order):
+            end = start + 1
+            while (
+                end < len(order)
+                and end - start < self.batch_size
+                and (end - start + 1) * len(pieces[order[end]]) <= MAX_BATCH_TOKENS
+            ):
+                end += 1
+            rows = order[start:end]
+            vectors[rows] = self._run([pieces[i] for i in rows])
+            if progress is not None:
+                progress(len(rows))
+            start = end
         if progress is not None and len(texts) > len(distinct):
             progress(len(texts) - len(distinct))
-        return vectors[[row[text] for text in texts]] if texts else vectors
+        row_of = {text: n for n, text in enumerate(distinct)}
+        return normalise(vectors[[row_of[text] for text in texts]])
+
+    def _run(self, pieces: list[list[int]]) -> np.ndarray:
+        """The model on word-piece ids, padded to the longest."""
+        width = max(len(ids) for ids in pieces)
+        input_ids = np.full((len(pieces), width), self.pad_id, dtype=np.int64)
+        mask = np.zeros((len(pieces), width), dtype=np.int64)
+        for row, ids in enumerate(pieces):
+            input_ids[row, : len(ids)] = ids
+            mask[row, : len(ids)] = 1
+        feed = {"input_ids": input_ids, "attention_mask": mask}
+        return np.asarray(self.session.run(None, feed)[0], dtype=np.float32)
 
     @cached_property
     def _counter(self) -> Any:
@@ -77,12 +107,10 @@ def _tokenizer(model_dir: Path, max_tokens: int | None) -> Any:
         tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
     except Exception as exc:  # noqa: BLE001 - the library raises plain Exception
         raise EmbedError(f"cannot read {model_dir / 'tokenizer.json'}: {exc}") from exc
-    tokenizer.no_padding()
+    tokenizer.no_padding()  # padding is done per batch, in numpy
     tokenizer.no_truncation()
     if max_tokens is not None:  # the file's own settings (128, padded to 128) are not the model's
         tokenizer.enable_truncation(max_tokens)
-        pad = tokenizer.token_to_id("[PAD]")
-        tokenizer.enable_padding(pad_id=0 if pad is None else pad, pad_token="[PAD]")
     return tokenizer
 
 
