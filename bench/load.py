@@ -158,7 +158,7 @@ def run_backend(
     return results
 
 
-def main() -> int:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--index", type=Path, help="index to serve (default: the example site's)")
     parser.add_argument("--reindex", action="store_true", help="rebuild the default index first")
@@ -177,7 +177,11 @@ def main() -> int:
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object as the last line"
     )
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk not found: apt-get install wrk")
     index = args.index or ensure_index(DEFAULT_INDEX, args.reindex)

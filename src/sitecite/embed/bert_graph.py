@@ -154,14 +154,7 @@ def build_model(model_dir: Path, config: BertConfig) -> Any:
     prefix = "bert." if "bert.embeddings.word_embeddings.weight" in weights else ""
     g = _Graph(weights, prefix)
     batch_tokens = g.op("Shape", "input_ids")
-    tokens = g.op("Shape", "input_ids", start=1, end=2)
-    words = g.op("Gather", g.weight("embeddings.word_embeddings.weight"), "input_ids")
-    zero = g.const([0], integer=True)
-    positions = g.op("Slice", g.weight("embeddings.position_embeddings.weight"), zero, tokens, zero)
-    token_type = g.op("Gather", g.weight("embeddings.token_type_embeddings.weight"), zero)
-    embedded = g.op("Add", g.op("Add", words, positions), token_type)
-    hidden = g.layer_norm(embedded, "embeddings.LayerNorm", config.eps)
-    x = g.op("Reshape", hidden, g.const([-1, config.hidden], integer=True))  # rows: tokens
+    x = _embeddings(g, config)
 
     mask = g.op("Cast", "attention_mask", to=onnx.TensorProto.FLOAT)
     masked_out = g.op("Sub", g.const([1.0]), mask)
@@ -198,6 +191,18 @@ def build_model(model_dir: Path, config: BertConfig) -> Any:
         ir_version=IR_VERSION,
         producer_name="sitecite",
     )
+
+
+def _embeddings(g: _Graph, config: BertConfig) -> str:
+    """Word, position and token-type embeddings, normalised; one row per token."""
+    tokens = g.op("Shape", "input_ids", start=1, end=2)
+    words = g.op("Gather", g.weight("embeddings.word_embeddings.weight"), "input_ids")
+    zero = g.const([0], integer=True)
+    positions = g.op("Slice", g.weight("embeddings.position_embeddings.weight"), zero, tokens, zero)
+    token_type = g.op("Gather", g.weight("embeddings.token_type_embeddings.weight"), zero)
+    embedded = g.op("Add", g.op("Add", words, positions), token_type)
+    hidden = g.layer_norm(embedded, "embeddings.LayerNorm", config.eps)
+    return g.op("Reshape", hidden, g.const([-1, config.hidden], integer=True))
 
 
 def _encoder_layer(
