@@ -151,6 +151,10 @@ class LLMGenerator(Generator):
         self.verifier = verifier
         self.policy = policy
 
+    def close(self) -> None:
+        for link in self.links:
+            link.client.close()
+
     def generate(self, context: Context) -> Draft:
         prepared = self.prepare(context)
         run = Run(checks=[prepared.quarantine])
