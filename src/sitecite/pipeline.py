@@ -81,6 +81,11 @@ class Engine:
         generator is rebuilt with them unless the caller supplied its own."""
         return Engine.for_index(index, self.settings, self.embedder, self.fixed_generator)
 
+    def close(self) -> None:
+        """Close the generator's connections, unless the caller supplied (and owns) it."""
+        if self.fixed_generator is None:
+            self.generator.close()
+
 
 def _pick(configured: float | None, stored: object, default: float) -> float:
     """A threshold from settings, else from the index's calibration, else the default."""

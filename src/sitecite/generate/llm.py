@@ -146,6 +146,10 @@ class LLMGenerator(Generator):
         self.policy = policy
         self._lexicons: dict[int, tuple[Index, Lexicon]] = {}
 
+    def close(self) -> None:
+        for link in self.links:
+            link.client.close()
+
     def generate(self, context: Context) -> Draft:
         prepared = self.prepare(context)
         run = Run()

@@ -1,4 +1,4 @@
-"""The index directory: plain files plus a manifest (DESIGN.md "Index directory").
+"""The index directory: plain files plus a manifest (docs/index-directory.md).
 
 manifest.json          format, embedder id and dimension, chunker version, times, thresholds
 sections.jsonl         one section per line (row i of every matrix below)
@@ -25,7 +25,7 @@ import numpy as np
 
 from sitecite.errors import EmbedderMismatchError, IndexDirError
 from sitecite.index.swap import recover
-from sitecite.text import DEFAULT_STEMMER, DEFAULT_STOPWORDS, words
+from sitecite.text import DEFAULT_STEMMER, DEFAULT_STOPWORDS, import_bm25s, words
 from sitecite.types import Section
 
 FORMAT_VERSION = 1
@@ -151,10 +151,18 @@ def read_manifest(path: Path) -> dict[str, Any]:
         ) from exc
     except (OSError, ValueError) as exc:
         raise IndexDirError(f"{manifest_path}: unreadable manifest ({exc})") from exc
+    if not isinstance(manifest, dict):
+        raise IndexDirError(f"{manifest_path}: corrupt manifest (not a JSON object); rebuild it")
     if manifest.get("format_version") != FORMAT_VERSION:
         raise IndexDirError(
             f"{path}: index format {manifest.get('format_version')} is not {FORMAT_VERSION}; "
             "rebuild it"
+        )
+    embedder = manifest.get("embedder")
+    if not isinstance(embedder, dict) or not isinstance(embedder.get("id"), str):
+        raise IndexDirError(
+            f"{manifest_path}: corrupt manifest (no embedder id); rebuild the index with "
+            "`sitecite index --rebuild`"
         )
     return dict(manifest)
 
@@ -198,9 +206,15 @@ def load_index(path: str | Path, embedder_id: str | None = None, with_bm25: bool
         raise IndexDirError(f"{path}: vectors and sections disagree in length; rebuild the index")
     bm25 = None
     if with_bm25 and sections:
-        import bm25s
+        bm25s = import_bm25s()
 
-        bm25 = bm25s.BM25.load(str(path / BM25_DIR), load_corpus=False, show_progress=False)
+        try:
+            bm25 = bm25s.BM25.load(str(path / BM25_DIR), load_corpus=False, show_progress=False)
+        except (OSError, ValueError, KeyError) as exc:
+            raise IndexDirError(
+                f"{path}: the BM25 index ({BM25_DIR}/) is missing or corrupt ({exc}); "
+                "rebuild the index with `sitecite index --rebuild`"
+            ) from exc
     return Index(
         path, manifest, sections, vectors, sentence_vectors, offsets, bm25, words, word_vectors
     )
