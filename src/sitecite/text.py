@@ -8,10 +8,11 @@ from __future__ import annotations
 import re
 import sys
 from functools import lru_cache
+from typing import Any
 
 from sitecite.tokens import STOPWORDS, stem, stem_many, words
 
-__all__ = ["STOPWORDS", "bm25_tokens", "split_sentences", "stem", "words"]
+__all__ = ["STOPWORDS", "bm25_tokens", "import_bm25s", "split_sentences", "stem", "words"]
 
 _ABBREVIATIONS = {
     "e.g",
