@@ -36,7 +36,7 @@ class LLMSettings(_Strict):
     """One OpenAI-compatible chat-completions provider, plus the chain of fallbacks after it.
 
     `provider` names a known service (groq, openai, gemini, ollama, ...) instead of a base_url;
-    `support_threshold` overrides the calibrated sentence-support threshold of verification."""
+    `support_threshold` overrides verification's least coverage of a claim by its sources."""
 
     provider: str = ""
     base_url: str = ""

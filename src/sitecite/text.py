@@ -1,4 +1,7 @@
-"""Text helpers shared by ingestion, retrieval and verification: sentences, terms, numbers."""
+"""Text helpers shared by ingestion, retrieval and verification: sentences and BM25 tokens.
+
+Words, stems and stop words live in sitecite.tokens; they are re-exported here for the modules
+that read them from this one."""
 
 from __future__ import annotations
 
@@ -6,6 +9,10 @@ import re
 import sys
 from functools import lru_cache
 from typing import Any
+
+from sitecite.tokens import STOPWORDS, stem, stem_many, words
+
+__all__ = ["STOPWORDS", "bm25_tokens", "import_bm25s", "split_sentences", "stem", "words"]
 
 _ABBREVIATIONS = {
     "e.g",
@@ -50,7 +57,6 @@ _ABBREVIATIONS = {
     "vol",
 }
 _BOUNDARY = re.compile(r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-_.+#]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -73,201 +79,6 @@ def split_sentences(text: str) -> list[str]:
         if rest:
             sentences.append(rest)
     return sentences
-
-
-STOPWORDS = frozenset(
-    [
-        "a",
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "all",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "aren't",
-        "as",
-        "at",
-        "be",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "don't",
-        "down",
-        "during",
-        "each",
-        "few",
-        "for",
-        "from",
-        "further",
-        "had",
-        "has",
-        "have",
-        "having",
-        "he",
-        "her",
-        "here",
-        "hers",
-        "herself",
-        "him",
-        "himself",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "itself",
-        "just",
-        "me",
-        "more",
-        "most",
-        "my",
-        "myself",
-        "no",
-        "nor",
-        "not",
-        "of",
-        "off",
-        "on",
-        "once",
-        "only",
-        "or",
-        "other",
-        "our",
-        "ours",
-        "ourselves",
-        "out",
-        "over",
-        "own",
-        "same",
-        "she",
-        "should",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "theirs",
-        "them",
-        "themselves",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "to",
-        "too",
-        "under",
-        "until",
-        "up",
-        "very",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "yours",
-        "yourself",
-        "yourselves",
-        "also",
-        "ever",
-        "every",
-        "may",
-        "might",
-        "must",
-        "shall",
-        "s",
-        "t",
-        "than",
-        "via",
-        "tell",
-        "know",
-        "please",
-    ]
-)
-
-
-def words(text: str) -> list[str]:
-    """Lower-cased word tokens; keeps versions, numbers and names like 'c++' or 'next.js' whole."""
-    return [w.lower().rstrip(".") for w in _WORD.findall(text)]
-
-
-@lru_cache(maxsize=1)
-def _stemmer() -> Any:
-    import Stemmer  # PyStemmer
-
-    return Stemmer.Stemmer("english")
-
-
-def stem(word: str) -> str:
-    return str(_stemmer().stemWord(word))
-
-
-def content_terms(text: str) -> list[str]:
-    """Stemmed words that carry meaning (no stop words), in order, without repeats."""
-    seen: dict[str, None] = {}
-    for word in words(text):
-        if word in STOPWORDS or len(word) < 2:
-            continue
-        seen.setdefault(stem(word), None)
-    return list(seen)
-
-
-_NUMBER = re.compile(
-    r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?(?:%|ms|s|x|×|kb|mb|gb|tb|k|m)\b|%)?",
-    re.I,
-)
-
-
-def numbers(text: str) -> list[str]:
-    """Numbers with their unit, normalised for thousands separators: '1,240 ms' -> '1240 ms'."""
-    found = []
-    for match in _NUMBER.finditer(text):
-        token = match.group(0).strip()
-        token = re.sub(r"(?<=\d),(?=\d{3}\b)", "", token)
-        token = re.sub(r"\s+", " ", token).lower()
-        found.append(token)
-    return found
-
-
-def slug_words(text: str) -> str:
-    """Collapse whitespace; used before comparing strings."""
-    return re.sub(r"\s+", " ", text).strip()
 
 
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
@@ -316,5 +127,4 @@ def bm25_tokens(
     split = [[t for t in _TOKEN.findall(text.lower()) if t not in stop] for text in texts]
     if not stemmer:
         return split
-    stem_many = _stemmer().stemWords
     return [stem_many(tokens) if tokens else [] for tokens in split]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -86,12 +87,15 @@ class Index:
         return {word: row for row, word in enumerate(self.words)}
 
     @cached_property
+    def subject(self) -> str:
+        """The site owner's name, from the profile facts' title ("Noor Haddad (profile)"), or ""."""
+        facts = next((s for s in self.sections if s.page_id == "_facts"), None)
+        return facts.title.removesuffix(" (profile)").strip() if facts is not None else ""
+
+    @cached_property
     def subject_words(self) -> frozenset[str]:
         """Words of the site owner's name (from the profile facts); any question may use them."""
-        facts = next((s for s in self.sections if s.page_id == "_facts"), None)
-        if facts is None:
-            return frozenset()
-        return frozenset(w for w in words(facts.title) if w.isalpha() and w != "profile")
+        return frozenset(w for w in words(self.subject) if w.isalpha() and w != "profile")
 
     @property
     def bm25_tokenizer(self) -> tuple[str, str]:
@@ -107,6 +111,34 @@ class Index:
 
     def sentence_rows(self, row: int) -> range:
         return range(int(self.sentence_offsets[row]), int(self.sentence_offsets[row + 1]))
+
+    def narrowed(
+        self, rows: Sequence[int], sections: Sequence[Section], kept: Sequence[Sequence[int]]
+    ) -> Index:
+        """This index seen through one question's context: only the sections at `rows`,
+        replaced by `sections` whose sentences are the ones at `kept` (the pipeline's
+        quarantine), row i of the result being the i-th of them. Site-wide knowledge (the
+        vocabulary, its vectors, BM25, the site owner's name) is shared, not recomputed."""
+        vectors = [
+            self.sentence_vectors[self.sentence_rows(r).start + np.asarray(k, dtype=np.int64)]
+            for r, k in zip(rows, kept, strict=True)
+        ]
+        offsets = np.concatenate([[0], np.cumsum([len(k) for k in kept])]).astype(np.int64)
+        dim = self.sentence_vectors.shape[1] if self.sentence_vectors.ndim == 2 else 1
+        view = Index(
+            self.path,
+            self.manifest,
+            list(sections),
+            self.vectors[list(rows)],
+            np.vstack(vectors) if vectors else np.zeros((0, dim), dtype=np.float32),
+            offsets,
+            self.bm25,
+            self.words,
+            self.word_vectors,
+        )
+        for name in ("vocabulary", "word_set", "word_rows", "subject", "subject_words", "page_ids"):
+            view.__dict__[name] = getattr(self, name)  # cached_property values, shared
+        return view
 
 
 def read_manifest(path: Path) -> dict[str, Any]:
