@@ -4,23 +4,18 @@ a claim lines up with its source sentences (`align`), and the verifier itself (`
 
 from sitecite.verify.draft import NOT_ON_SITE, DraftSentence, draft_sentences, meta_clauses
 from sitecite.verify.sources import Evidence, Lexicon, Reading, build_evidence, read
-from sitecite.verify.verifier import (
-    CHECK_NAMES,
-    DEFAULT_SUPPORT_THRESHOLD,
-    SentenceVerdict,
-    Verification,
-    Verifier,
-)
+from sitecite.verify.model import SupportModel
+from sitecite.verify.verifier import CHECK_NAMES, SentenceVerdict, Verification, Verifier
 
 __all__ = [
     "CHECK_NAMES",
-    "DEFAULT_SUPPORT_THRESHOLD",
     "NOT_ON_SITE",
     "DraftSentence",
     "Evidence",
     "Lexicon",
     "Reading",
     "SentenceVerdict",
+    "SupportModel",
     "Verification",
     "Verifier",
     "build_evidence",

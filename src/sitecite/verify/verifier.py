@@ -25,23 +25,22 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sitecite.embed.contextual import TokenEncoder
 from sitecite.facts import Fact, facts, holds, reversed_change
 from sitecite.injection import instruction_in
-from sitecite.polarity import clauses, conflict
-from sitecite.tokens import names
+from sitecite.polarity import NEGATORS, clauses, conflict
+from sitecite.tokens import names, tokenize
 from sitecite.types import Check
 from sitecite.verify.align import Alignment, align, longest_run, soft_coverage
 from sitecite.verify.draft import DraftSentence, draft_sentences, join, meta_clauses, renumbered
+from sitecite.verify.features import FEATURES, candidates, match, uncited_gain, vector
+from sitecite.verify.model import SupportModel, shipped_model
 from sitecite.verify.sources import Evidence, Reading, read
 
 _POSSESSIVE = re.compile(r"['’]s?$")
 CHECK_NAMES = ("citations", "numbers", "names", "polarity", "support", "instructions")
-# Chosen by `python bench/verify_replies.py ... --tune` on the dev halves only (example site,
-# hand-written example answers, jarvis, timlrx: 439 supported and 114 unsupported sentences):
-# the most unsupported sentences caught (85.1%) with at most 5% of supported ones dropped (4.8%).
-DEFAULT_SUPPORT_THRESHOLD = 0.65  # least mean coverage of a claim's content words...
-MAX_UNCOVERED = 4  # ...content words a claim may add that its sources do not use...
-MAX_RUN = 2  # ...and how many of them in a row
+FINDINGS = ("numbers", "names", "polarity")  # what the exact checks report to the model
+HARD = ("citations", "instructions")  # always fatal, whatever the model says
 
 
 @dataclass
@@ -52,9 +51,12 @@ class SentenceVerdict:
     cited: tuple[int, ...]
     meta: bool = False
     problems: dict[str, str] = field(default_factory=dict)
+    findings: dict[str, str] = field(default_factory=dict)  # the exact checks', for the model
     coverage: float = 1.0
     uncovered: list[str] = field(default_factory=list)
     run: int = 0  # uncovered words in a row
+    features: np.ndarray | None = field(default=None, repr=False)  # FEATURES, in order
+    probability: float = 0.0  # of being unsupported, by the support model
     alignment: Alignment | None = field(default=None, repr=False)
 
     @property
@@ -96,17 +98,32 @@ class Verification:
 
 
 class Verifier:
-    """Checks drafts against their evidence; configured once, used for every answer."""
+    """Checks drafts against their evidence; configured once, used for every answer.
+
+    `threshold` overrides the support model's own (a probability of being unsupported);
+    `decide=False` records every claim's features without dropping any for support (what
+    bench/train_verifier.py fits the model on)."""
 
     def __init__(
         self,
-        support_threshold: float = DEFAULT_SUPPORT_THRESHOLD,
-        max_uncovered: int = MAX_UNCOVERED,
-        max_run: int = MAX_RUN,
+        threshold: float | None = None,
+        model: SupportModel | None = None,
+        encoder: TokenEncoder | None = None,
+        decide: bool = True,
     ) -> None:
-        self.support_threshold = support_threshold
-        self.max_uncovered = max_uncovered
-        self.max_run = max_run
+        self.model = model or shipped_model()
+        self.threshold = self.model.threshold if threshold is None else threshold
+        self._encoder = encoder
+        self.decide = decide
+
+    @property
+    def encoder(self) -> TokenEncoder:
+        """The bundled model's contextual word vectors, loaded on first use."""
+        if self._encoder is None:
+            from sitecite.embed import token_encoder
+
+            self._encoder = token_encoder(self.model.layers)
+        return self._encoder
 
     def verify(
         self, answer: str, evidence: Evidence, json_citations: Sequence[int] = ()
@@ -115,14 +132,58 @@ class Verifier:
         started, cpu_started = time.perf_counter(), time.thread_time()
         verdicts = [self._read(s, evidence, json_citations) for s in draft_sentences(answer)]
         claims = [v for v in verdicts if v.alignment is not None]
-        wanted = [w for v in claims for w in v.alignment.missing]  # type: ignore[union-attr]
-        vectors = evidence.lexicon.lookup(wanted)
-        for verdict in claims:
-            self._support(verdict, vectors)
+        if claims:
+            self._measure(claims, evidence)
+        if self.decide:
+            for verdict in claims:
+                self._decide(verdict)
         text, cited = shown(verdicts, answer)
         ms = (time.perf_counter() - started) * 1000.0
         cpu_ms = (time.thread_time() - cpu_started) * 1000.0
         return Verification(verdicts, self._checks(verdicts, ms), text, cited, ms, cpu_ms)
+
+    def _measure(self, claims: list[SentenceVerdict], evidence: Evidence) -> None:
+        """Every claim's features, its words and its candidate sources encoded in one call."""
+        wanted = [w for v in claims for w in v.alignment.missing]  # type: ignore[union-attr]
+        vectors = evidence.lexicon.lookup(wanted)
+        compared = [candidates(v.alignment, v.cited, evidence) for v in claims]  # type: ignore[arg-type]
+        texts = [v.alignment.claim.text for v in claims]  # type: ignore[union-attr]
+        texts += [r.text for readings in compared for r in readings]
+        encoded = dict(zip(texts, self.encoder.encode(texts), strict=True))
+        for verdict, readings in zip(claims, compared, strict=True):
+            alignment = verdict.alignment
+            assert alignment is not None
+            claim = alignment.claim
+            coverage, uncovered = soft_coverage(alignment, vectors)
+            run = longest_run(claim.text, uncovered)
+            verdict.coverage, verdict.uncovered, verdict.run = coverage, uncovered, run
+            found = match(claim, encoded[claim.text], [encoded[r.text] for r in readings], evidence)
+            sources = [readings[i] for i in found.sources]
+            verdict.features = vector(
+                found,
+                verdict.findings,
+                (coverage, len(uncovered), run),
+                uncited_gain(claim, verdict.cited, evidence),
+                _negations(claim.text) - max((_negations(r.text) for r in sources), default=0),
+            )
+        probabilities = self.model.probability(np.vstack([v.features for v in claims]))
+        for verdict, probability in zip(claims, probabilities, strict=True):
+            verdict.probability = float(probability)
+
+    def _decide(self, verdict: SentenceVerdict) -> None:
+        """Drop a claim the model finds more likely unsupported than its threshold, saying
+        what the exact checks found, or else which features weighed most."""
+        if verdict.probability < self.threshold or verdict.features is None:
+            return
+        if verdict.findings:
+            verdict.problems.update(verdict.findings)
+            return
+        why = ", ".join(self.model.weakest(verdict.features))
+        verdict.problems["support"] = (
+            f"P(unsupported) {verdict.probability:.2f} >= {self.threshold:.2f} ({why}); "
+            f"coverage {verdict.coverage:.2f}, not in its sources: "
+            f"{', '.join(verdict.uncovered) or '-'}"
+        )
 
     def _read(
         self, sentence: DraftSentence, evidence: Evidence, json_citations: Sequence[int]
@@ -154,7 +215,7 @@ class Verifier:
             claim.stance, [r.stance for r in alignment.sentences], _around(alignment, evidence)
         )
         if disagreement:
-            verdict.problems["polarity"] = disagreement
+            verdict.findings["polarity"] = disagreement
         return verdict
 
     @staticmethod
@@ -170,11 +231,11 @@ class Verifier:
             claim.text[f.start : f.end] for f in claim.facts if not f.weak and not holds(f, figures)
         ]
         if missing:
-            verdict.problems["numbers"] = _missing(missing)
+            verdict.findings["numbers"] = _missing(missing)
         else:
             backwards = reversed_change(claim.text, [r.text for r in alignment.sentences])
             if backwards:
-                verdict.problems["numbers"] = f"reverses the change its source states: {backwards}"
+                verdict.findings["numbers"] = f"reverses the change its source states: {backwards}"
         known = frozenset().union(*(evidence.sections[p].words for p in verdict.cited))
         known |= evidence.subject | evidence.asked  # a name the question gives may be repeated
         figures_at = claim.facts
@@ -184,29 +245,11 @@ class Verifier:
             if not _inside(n.start, figures_at) and not _known_name(n.text, known)
         ]
         if unknown:
-            verdict.problems["names"] = _missing(unknown)
+            verdict.findings["names"] = _missing(unknown)
         elif not missing:
             swapped = unbound(claim, alignment, evidence.subject)
             if swapped:
-                verdict.problems["names"] = swapped
-
-    def _support(self, verdict: SentenceVerdict, vectors: dict[str, np.ndarray]) -> None:
-        alignment = verdict.alignment
-        if alignment is None:
-            return
-        coverage, uncovered = soft_coverage(alignment, vectors)
-        run = longest_run(alignment.claim.text, uncovered)
-        verdict.coverage, verdict.uncovered, verdict.run = coverage, uncovered, run
-        if (
-            (coverage < self.support_threshold and len(uncovered) > 1)
-            or len(uncovered) > self.max_uncovered
-            or run > self.max_run
-        ):
-            verdict.problems.setdefault(
-                "support",
-                f"coverage {coverage:.2f} (least {self.support_threshold:.2f}); "
-                f"not in its sources: {', '.join(uncovered) or '-'} ({run} in a row)",
-            )
+                verdict.findings["names"] = swapped
 
     def _checks(self, verdicts: list[SentenceVerdict], ms: float) -> list[Check]:
         checks = []
@@ -224,8 +267,8 @@ class Verifier:
                 "verify_summary",
                 bool(verdicts) and all(v.ok for v in verdicts),
                 f"{sum(v.ok for v in verdicts)} of {len(verdicts)} sentence(s) verified "
-                f"({meta} about what the sources do not say) in {ms:.1f} ms; coverage "
-                f"[{', '.join(f'{v.coverage:.2f}' for v in verdicts if not v.meta)}]",
+                f"({meta} about what the sources do not say) in {ms:.1f} ms; P(unsupported) "
+                f"[{', '.join(f'{v.probability:.2f}' for v in verdicts if not v.meta)}]",
             )
         )
         return checks
@@ -330,3 +373,8 @@ def _known_name(name: str, known: frozenset[str]) -> bool:
 
 def _squash(word: str) -> str:
     return re.sub(r"[.\-_'’]", "", word)
+
+
+def _negations(text: str) -> int:
+    """Negations in a text ("not", "never", "without", "n't")."""
+    return sum(t.lower in NEGATORS or t.lower.endswith(("n't", "n’t")) for t in tokenize(text))
