@@ -24,7 +24,7 @@ import numpy as np
 from sitecite.embed.bert_graph import BertConfig, build_model
 from sitecite.errors import EmbedError
 
-LAYERS = 4  # hidden states after this many of the model's layers
+LAYERS = 2  # hidden states after this many of the model's layers (bench/train_verifier.py)
 CACHE = 4096  # sentences kept
 MAX_PIECES = 128  # word pieces read of one sentence
 
@@ -57,14 +57,13 @@ class TokenEncoder:
         self.layers = layers
         self.dim = config.hidden
         self.tokenizer = tokenizer_of(model_dir, MAX_PIECES)
-        self.pad_id = self.tokenizer.token_to_id("[PAD]") or 0
         self.session = _session(model_dir, config, layers, threads, int8)
         self.capacity = cache
         self._cache: OrderedDict[str, Encoded] = OrderedDict()
         self._lock = threading.Lock()
 
     def encode(self, texts: Sequence[str]) -> list[Encoded]:
-        """Each text's word pieces; texts not seen before go through the model in one call."""
+        """Each text's word pieces; texts not seen before go through the model now."""
         with self._lock:
             known = {t: self._cache[t] for t in texts if t in self._cache}
             for text in known:
@@ -80,22 +79,23 @@ class TokenEncoder:
                     self._cache.popitem(last=False)
         return [known[t] for t in texts]
 
+    def forget(self) -> None:
+        """Empty the cache (benchmarks measure a first encoding with it)."""
+        with self._lock:
+            self._cache.clear()
+
     def _run(self, texts: list[str]) -> list[Encoded]:
-        pieces = self.tokenizer.encode_batch(texts)
-        width = max(len(p.ids) for p in pieces)
-        input_ids = np.full((len(texts), width), self.pad_id, dtype=np.int64)
-        mask = np.zeros((len(texts), width), dtype=np.int64)
-        for row, p in enumerate(pieces):
-            input_ids[row, : len(p.ids)] = p.ids
-            mask[row, : len(p.ids)] = 1
-        states = self.session.run(None, {"input_ids": input_ids, "attention_mask": mask})[0]
+        """One model call per text: no padding, and a text's vectors never depend on the
+        texts beside it (the 8-bit activations are scaled per call)."""
         out = []
-        for row, (text, p) in enumerate(zip(texts, pieces, strict=True)):
-            keep = [i for i, s in enumerate(p.special_tokens_mask) if not s]
-            vectors = np.asarray(states[row, keep], dtype=np.float32)
-            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-            vectors /= np.maximum(norms, 1e-9)
-            spans = np.asarray([p.offsets[i] for i in keep], dtype=np.int32).reshape(-1, 2)
+        for text, pieces in zip(texts, self.tokenizer.encode_batch(texts), strict=True):
+            ids = np.asarray([pieces.ids], dtype=np.int64)
+            feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+            states = self.session.run(None, feed)[0][0]
+            keep = [i for i, special in enumerate(pieces.special_tokens_mask) if not special]
+            vectors = np.asarray(states[keep], dtype=np.float32)
+            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+            spans = np.asarray([pieces.offsets[i] for i in keep], dtype=np.int32).reshape(-1, 2)
             out.append(Encoded(text, spans, vectors))
         return out
 

@@ -3,8 +3,8 @@ anyone sees it: the draft's sentences (`draft`), what the context vouches for (`
 a claim lines up with its source sentences (`align`), and the verifier itself (`verifier`)."""
 
 from sitecite.verify.draft import NOT_ON_SITE, DraftSentence, draft_sentences, meta_clauses
-from sitecite.verify.sources import Evidence, Lexicon, Reading, build_evidence, read
 from sitecite.verify.model import SupportModel
+from sitecite.verify.sources import Evidence, Lexicon, Reading, build_evidence, read
 from sitecite.verify.verifier import CHECK_NAMES, SentenceVerdict, Verification, Verifier
 
 __all__ = [

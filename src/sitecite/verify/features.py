@@ -1,44 +1,24 @@
-"""What the fitted support model reads about one claim: how well its words match, in context,
-the one or two source sentences it rests on (BERTScore-style), and what the exact checks found.
-
-A claim's content words are matched against the word pieces of its best one or two cited
-sentences, each word by its contextual vector (sitecite.embed.contextual): a paraphrase
-("city dwellers" for "the city's residents") matches well in context, an added detail ("which
-he wrote himself") matches nothing. The features summarise those matches (the weakest, how
-many are weak, the longest run of weak ones, their share of the claim's rare words) beside the
-lexical coverage of sitecite.verify.align and the findings of the exact checks (a figure, a
-name or a stance its sources do not hold), and how much better an uncited section would
-have matched (a claim cited to the wrong source).
+"""What the fitted support model reads about one claim: how much of it the sentences it rests
+on say (sitecite.verify.align's coverage, with the site's word vectors for paraphrase), what
+the exact checks found (a figure, a name or a stance its sources do not hold), what it holds
+that its best one or two sentences do not, how much better an uncited section would have
+matched (a claim cited to the wrong source), and how it compares with the other claims of
+its answer (a model paraphrases a whole answer alike, so the one sentence that says less of
+its sources than its neighbours stands out).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-import numpy as np
-
-from sitecite.embed.contextual import Encoded
 from sitecite.facts import holds
-from sitecite.tokens import Token, tokenize
-from sitecite.verify.align import Alignment
+from sitecite.polarity import NEGATORS
+from sitecite.tokens import names, tokenize
+from sitecite.verify.contextual import CONTEXTUAL, lexical_score, rare
 from sitecite.verify.sources import Evidence, Reading
 
-CANDIDATES = 3  # cited sentences (best lexical matches first) a claim is compared with
-WEAK = 0.6  # a word whose best match in context is below this is not said by the sources
-WEAKER = 0.5
-FEATURES = (
+LEXICAL = (
     "words",
-    "match_mean",
-    "match_min",
-    "match_second",
-    "weak",
-    "weaker",
-    "weak_run",
-    "weak_share",
-    "match_single",
-    "sentence_cosine",
     "coverage",
     "uncovered",
     "uncovered_run",
@@ -50,148 +30,84 @@ FEATURES = (
     "reason",
     "uncited_gain",
     "negations",
+    "figures_pair",
+    "names_pair",
+    "imported",
+    "novel",
 )
+# Features also read relative to the answer's other claims ("relative_coverage"), and how many
+# claims the answer makes.
+RELATIVE = (
+    "coverage",
+    "uncovered",
+    "uncovered_run",
+    "imported",
+    "novel",
+    "match_mean",
+    "weak_share",
+)
+KNOWN = (*LEXICAL, *CONTEXTUAL, *(f"relative_{n}" for n in RELATIVE), "claims")
 
 
-@dataclass(frozen=True)
-class Match:
-    """A claim's content words and how well the chosen source sentences say each of them."""
-
-    words: list[str]
-    best: np.ndarray  # per word, its best cosine among the source sentences' words
-    weights: np.ndarray  # per word, its rarity in the context (idf)
-    single: float  # the weighted mean against the best single sentence
-    sentence: float  # cosine of the mean vectors of the claim and its best sentence
-    sources: tuple[int, ...]  # which candidates the claim was matched against
-
-
-def candidates(
-    alignment: Alignment, cited: Sequence[int], evidence: Evidence, limit: int = CANDIDATES
-) -> list[Reading]:
-    """The cited sentences a claim is compared with in context: its lexical alignment first,
-    then the cited sentences sharing most of its rare words and figures."""
-    chosen = list(alignment.sentences[:limit])
-    if len(chosen) < limit:
-        claim = alignment.claim
-        ranked = sorted(
-            (
-                (_lexical(claim, reading, evidence), n, reading)
-                for position in cited
-                for n, reading in enumerate(evidence.sections[position].sentences)
-                if reading not in chosen
-            ),
-            key=lambda item: (-item[0], item[1]),
-        )
-        chosen += [r for score, _, r in ranked[: limit - len(chosen)] if score > 0]
-    return chosen
-
-
-def _lexical(claim: Reading, reading: Reading, evidence: Evidence) -> float:
-    shared = claim.stems & reading.stems
-    figures = sum(holds(f, reading.facts) for f in claim.facts if not f.weak)
-    return sum(evidence.weight(s) or 1.0 for s in shared) + 2.0 * figures
-
-
-def match(
-    claim: Reading, encoded: Encoded, sources: Sequence[Encoded], evidence: Evidence
-) -> Match:
-    """Each content word of the claim against the best one or two of `sources`."""
-    tokens = [t for t in tokenize(claim.text) if t.content and claim.surface.get(t.stem) == t.lower]
-    vectors = _word_vectors(encoded, tokens)
-    weights = np.asarray([evidence.idf.get(t.stem, _rare(evidence)) for t in tokens])
-    if not tokens or not sources:
-        empty = np.zeros(len(tokens), dtype=np.float32)
-        return Match([t.lower for t in tokens], empty, weights, 0.0, 0.0, ())
-    per_source = [
-        (vectors @ _word_vectors(s, tokenize(s.text)).T).max(axis=1)
-        if len(s.vectors)
-        else np.zeros(len(tokens))
-        for s in sources
-    ]
-    scores = [_weighted(b, weights) for b in per_source]
-    first = int(np.argmax(scores))
-    best, chosen = per_source[first], (first,)
-    for other in range(len(sources)):
-        if other != first:
-            pair = np.maximum(per_source[first], per_source[other])
-            if _weighted(pair, weights) > _weighted(best, weights):
-                best, chosen = pair, (first, other)
-    sentence = float(_unit(encoded.vectors.mean(axis=0)) @ _unit(sources[first].vectors.mean(axis=0)))
-    return Match([t.lower for t in tokens], best, weights, scores[first], sentence, chosen)
-
-
-def _rare(evidence: Evidence) -> float:
-    """The weight of a word no context sentence uses."""
-    total = sum(len(s.sentences) for s in evidence.sections)
-    return math.log(1 + (total + 1) / 0.5)
-
-
-def _weighted(best: np.ndarray, weights: np.ndarray) -> float:
-    return float((best * weights).sum() / weights.sum()) if len(best) else 1.0
-
-
-def _unit(vector: np.ndarray) -> np.ndarray:
-    return vector / max(float(np.linalg.norm(vector)), 1e-9)
-
-
-def _word_vectors(encoded: Encoded, tokens: Sequence[Token]) -> np.ndarray:
-    """One unit vector per token: the mean of the word pieces inside it."""
-    starts, ends = encoded.spans[:, 0], encoded.spans[:, 1]
-    rows = []
-    for token in tokens:
-        inside = (starts < token.end) & (ends > token.start)
-        if inside.any():
-            rows.append(_unit(encoded.vectors[inside].mean(axis=0)))
-        else:
-            rows.append(np.zeros(encoded.vectors.shape[1], dtype=np.float32))
-    return np.asarray(rows, dtype=np.float32).reshape(len(tokens), encoded.vectors.shape[1])
-
-
-def vector(
-    found: Match,
-    problems: dict[str, str],
-    lexical: tuple[float, int, int],
-    uncited_gain: float,
-    negations: int,
-) -> np.ndarray:
-    """The features of FEATURES, in order, for one claim."""
-    best, weights = found.best, found.weights
-    weak = best < WEAK
-    ordered = np.sort(best) if len(best) else np.ones(1)
-    polarity = problems.get("polarity", "")
-    names = problems.get("names", "")
-    values = {
-        "words": math.log1p(len(best)),
-        "match_mean": _weighted(best, weights),
-        "match_min": float(ordered[0]),
-        "match_second": float(ordered[min(1, len(ordered) - 1)]),
-        "weak": float(weak.sum()),
-        "weaker": float((best < WEAKER).sum()),
-        "weak_run": float(_longest(weak)),
-        "weak_share": float((weights * weak).sum() / weights.sum()) if len(best) else 0.0,
-        "match_single": found.single if len(best) else 1.0,
-        "sentence_cosine": found.sentence,
-        "coverage": lexical[0],
-        "uncovered": float(lexical[1]),
-        "uncovered_run": float(lexical[2]),
-        "numbers": float("numbers" in problems),
-        "names": float(bool(names) and not names.startswith("says")),
-        "swap": float(names.startswith("says")),
+def lexical_features(
+    claim: Reading,
+    findings: dict[str, str],
+    coverage: tuple[float, int, int],
+    cited: Sequence[int],
+    pair: Sequence[Reading],
+    evidence: Evidence,
+) -> dict[str, float]:
+    """The features of LEXICAL for one claim: `coverage` is (mean coverage, uncovered words,
+    most of them in a row), `pair` the one or two sentences it rests on most."""
+    polarity = findings.get("polarity", "")
+    named = findings.get("names", "")
+    return {
+        "words": float(len(claim.surface)),
+        "coverage": coverage[0],
+        "uncovered": float(coverage[1]),
+        "uncovered_run": float(coverage[2]),
+        "numbers": float("numbers" in findings),
+        "names": float(bool(named) and not named.startswith("says")),
+        "swap": float(named.startswith("says")),
         "polarity": float(polarity.startswith(("denies", "affirms", "swaps"))),
         "quantity": float(polarity.startswith(("'", "superlative"))),
         "reason": float(polarity.startswith("gives a reason")),
-        "uncited_gain": uncited_gain,
-        "negations": float(negations),
+        "uncited_gain": uncited_gain(claim, cited, evidence),
+        "negations": float(
+            _negations(claim.text) - max((_negations(r.text) for r in pair), default=0)
+        ),
+        **_beyond(claim, pair, evidence),
     }
-    return np.asarray([values[name] for name in FEATURES], dtype=np.float64)
 
 
-def _longest(flags: np.ndarray) -> int:
-    longest = run = 0
-    for flag in flags:
-        run = run + 1 if flag else 0
-        longest = max(longest, run)
-    return longest
+def relative(claims: list[dict[str, float]]) -> None:
+    """Add to each claim's features how far it stands from its answer's mean, and how many
+    claims the answer makes."""
+    for name in [n for n in RELATIVE if claims and n in claims[0]]:
+        mean = sum(c[name] for c in claims) / len(claims)
+        for features in claims:
+            features[f"relative_{name}"] = features[name] - mean
+    for features in claims:
+        features["claims"] = float(len(claims))
+
+
+def _beyond(claim: Reading, pair: Sequence[Reading], evidence: Evidence) -> dict[str, float]:
+    """What the claim holds that its best one or two sentences do not: figures, names, and
+    the share of its rare words that only other context sentences use (imported) or that no
+    context sentence uses (novel)."""
+    figures = [f for r in pair for f in r.facts]
+    said = frozenset().union(*(r.stems for r in pair)) | evidence.question
+    lower = frozenset().union(*(r.lower for r in pair)) | evidence.asked | evidence.subject
+    everywhere = frozenset().union(*(s.stems for s in evidence.sections))
+    total = sum(evidence.weight(s) or rare(evidence) for s in claim.stems) or 1.0
+    imported = sum(evidence.weight(s) for s in claim.stems - said if s in everywhere)
+    novel = sum(rare(evidence) for s in claim.stems - said if s not in everywhere)
+    return {
+        "figures_pair": float(sum(not f.weak and not holds(f, figures) for f in claim.facts)),
+        "names_pair": float(sum(n.lower not in lower for n in names(claim.text))),
+        "imported": imported / total,
+        "novel": novel / total,
+    }
 
 
 def uncited_gain(claim: Reading, cited: Sequence[int], evidence: Evidence) -> float:
@@ -205,5 +121,10 @@ def uncited_gain(claim: Reading, cited: Sequence[int], evidence: Evidence) -> fl
     for position, section in enumerate(evidence.sections):
         inside = position in cited
         for reading in section.sentences:
-            best[inside] = max(best[inside], _lexical(claim, reading, evidence))
+            best[inside] = max(best[inside], lexical_score(claim, reading, evidence))
     return max(0.0, best[False] - best[True]) / total
+
+
+def _negations(text: str) -> int:
+    """Negations in a text ("not", "never", "without", "n't")."""
+    return sum(t.lower in NEGATORS or t.lower.endswith(("n't", "n’t")) for t in tokenize(text))

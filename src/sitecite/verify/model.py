@@ -1,5 +1,6 @@
-"""The fitted support model: logistic regression over sitecite.verify.features, its weights in
-a small JSON file shipped with the package (`support_model.json`, written by
+"""The fitted support model: logistic regression over the features of sitecite.verify.features
+(and, if a model was fitted with them, sitecite.verify.contextual), its weights in a small
+JSON file shipped with the package (`support_model.json`, written by
 `python bench/train_verifier.py` from the dev halves of the labelled replies; numpy only at
 run time).
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -19,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from sitecite.errors import SiteciteError
-from sitecite.verify.features import FEATURES
+from sitecite.verify.contextual import CONTEXTUAL
+from sitecite.verify.features import KNOWN
 
 MODEL_FILE = "support_model.json"
 
@@ -34,17 +37,28 @@ class SupportModel:
     coef: np.ndarray
     intercept: float
     threshold: float
-    layers: int  # the encoder layers its features were computed with
+    layers: int  # encoder layers of its contextual features (0: it reads none)
     about: dict[str, Any]
 
-    def probability(self, features: np.ndarray) -> np.ndarray:
-        """P(unsupported) for each row of `features` (columns in FEATURES order)."""
-        z = (np.atleast_2d(features) - self.mean) / self.scale @ self.coef + self.intercept
+    @property
+    def contextual(self) -> bool:
+        """Whether it reads contextual word matches (and so needs the encoder)."""
+        return any(f in CONTEXTUAL for f in self.features)
+
+    def matrix(self, claims: Sequence[dict[str, float]]) -> np.ndarray:
+        """Its features of each claim, one row each, in its order."""
+        return np.asarray([[c[f] for f in self.features] for c in claims], dtype=np.float64)
+
+    def probability(self, claims: Sequence[dict[str, float]]) -> np.ndarray:
+        """P(unsupported) of each claim."""
+        if not claims:
+            return np.zeros(0)
+        z = (self.matrix(claims) - self.mean) / self.scale @ self.coef + self.intercept
         return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
 
-    def weakest(self, features: np.ndarray, count: int = 2) -> list[str]:
+    def weakest(self, claim: dict[str, float], count: int = 2) -> list[str]:
         """The features that pushed one claim most towards unsupported, for the Trace."""
-        push = (features - self.mean) / self.scale * self.coef
+        push = (self.matrix([claim])[0] - self.mean) / self.scale * self.coef
         order = np.argsort(-push)[:count]
         return [self.features[i] for i in order if push[i] > 0]
 
@@ -61,12 +75,19 @@ class SupportModel:
         }
 
     @classmethod
+    def blank(cls, features: tuple[str, ...], layers: int) -> SupportModel:
+        """A model that reads `features` and finds nothing unsupported (for recording them)."""
+        zeros, ones = np.zeros(len(features)), np.ones(len(features))
+        return cls(features, zeros, ones, zeros, -30.0, 1.0, layers, {})
+
+    @classmethod
     def from_json(cls, data: dict[str, Any]) -> SupportModel:
         features = tuple(str(f) for f in data["features"])
-        if features != FEATURES:
+        unknown = [f for f in features if f not in KNOWN]
+        if unknown:
             raise SiteciteError(
-                f"{MODEL_FILE} was fitted on features {list(features)}, but this version "
-                f"computes {list(FEATURES)}: run python bench/train_verifier.py"
+                f"{MODEL_FILE} reads features this version does not compute: {unknown} "
+                "(refit it: python bench/train_verifier.py --write)"
             )
         arrays = [np.asarray(data[k], dtype=np.float64) for k in ("mean", "scale", "coef")]
         if any(len(a) != len(features) for a in arrays) or not math.isfinite(data["intercept"]):

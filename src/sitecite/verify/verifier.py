@@ -23,17 +23,16 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from sitecite.embed.contextual import TokenEncoder
 from sitecite.facts import Fact, facts, holds, reversed_change
 from sitecite.injection import instruction_in
-from sitecite.polarity import NEGATORS, clauses, conflict
-from sitecite.tokens import names, tokenize
+from sitecite.polarity import clauses, conflict
+from sitecite.tokens import names
 from sitecite.types import Check
 from sitecite.verify.align import Alignment, align, longest_run, soft_coverage
+from sitecite.verify.contextual import Match, candidates, contextual_features, match
 from sitecite.verify.draft import DraftSentence, draft_sentences, join, meta_clauses, renumbered
-from sitecite.verify.features import FEATURES, candidates, match, uncited_gain, vector
+from sitecite.verify.features import lexical_features, relative
 from sitecite.verify.model import SupportModel, shipped_model
 from sitecite.verify.sources import Evidence, Reading, read
 
@@ -55,7 +54,7 @@ class SentenceVerdict:
     coverage: float = 1.0
     uncovered: list[str] = field(default_factory=list)
     run: int = 0  # uncovered words in a row
-    features: np.ndarray | None = field(default=None, repr=False)  # FEATURES, in order
+    features: dict[str, float] | None = field(default=None, repr=False)  # the model's inputs
     probability: float = 0.0  # of being unsupported, by the support model
     alignment: Alignment | None = field(default=None, repr=False)
 
@@ -102,7 +101,8 @@ class Verifier:
 
     `threshold` overrides the support model's own (a probability of being unsupported);
     `decide=False` records every claim's features without dropping any for support (what
-    bench/train_verifier.py fits the model on)."""
+    bench/train_verifier.py fits the model on); `contextual` computes the contextual word
+    matches whether or not the model reads them."""
 
     def __init__(
         self,
@@ -110,11 +110,13 @@ class Verifier:
         model: SupportModel | None = None,
         encoder: TokenEncoder | None = None,
         decide: bool = True,
+        contextual: bool | None = None,
     ) -> None:
         self.model = model or shipped_model()
         self.threshold = self.model.threshold if threshold is None else threshold
         self._encoder = encoder
         self.decide = decide
+        self.contextual = self.model.contextual if contextual is None else contextual
 
     @property
     def encoder(self) -> TokenEncoder:
@@ -143,32 +145,47 @@ class Verifier:
         return Verification(verdicts, self._checks(verdicts, ms), text, cited, ms, cpu_ms)
 
     def _measure(self, claims: list[SentenceVerdict], evidence: Evidence) -> None:
-        """Every claim's features, its words and its candidate sources encoded in one call."""
+        """Every claim's features (with contextual word matches, its words and candidate
+        sources encoded in one call), and the model's probability that it is unsupported."""
         wanted = [w for v in claims for w in v.alignment.missing]  # type: ignore[union-attr]
         vectors = evidence.lexicon.lookup(wanted)
+        matched = self._matches(claims, evidence) if self.contextual else [None] * len(claims)
+        for verdict, found in zip(claims, matched, strict=True):
+            alignment = verdict.alignment
+            assert alignment is not None
+            coverage, uncovered = soft_coverage(alignment, vectors)
+            run = longest_run(alignment.claim.text, uncovered)
+            verdict.coverage, verdict.uncovered, verdict.run = coverage, uncovered, run
+            pair = alignment.sentences[:2] if found is None else found[1]
+            verdict.features = lexical_features(
+                alignment.claim,
+                verdict.findings,
+                (coverage, len(uncovered), run),
+                verdict.cited,
+                pair,
+                evidence,
+            )
+            if found is not None:
+                verdict.features |= contextual_features(found[0])
+        features = [v.features for v in claims if v.features is not None]
+        relative(features)
+        for verdict, probability in zip(claims, self.model.probability(features), strict=True):
+            verdict.probability = float(probability)
+
+    def _matches(
+        self, claims: list[SentenceVerdict], evidence: Evidence
+    ) -> list[tuple[Match, list[Reading]]]:
+        """Each claim's contextual word matches and the sentences they chose."""
         compared = [candidates(v.alignment, v.cited, evidence) for v in claims]  # type: ignore[arg-type]
         texts = [v.alignment.claim.text for v in claims]  # type: ignore[union-attr]
         texts += [r.text for readings in compared for r in readings]
         encoded = dict(zip(texts, self.encoder.encode(texts), strict=True))
+        out = []
         for verdict, readings in zip(claims, compared, strict=True):
-            alignment = verdict.alignment
-            assert alignment is not None
-            claim = alignment.claim
-            coverage, uncovered = soft_coverage(alignment, vectors)
-            run = longest_run(claim.text, uncovered)
-            verdict.coverage, verdict.uncovered, verdict.run = coverage, uncovered, run
+            claim = verdict.alignment.claim  # type: ignore[union-attr]
             found = match(claim, encoded[claim.text], [encoded[r.text] for r in readings], evidence)
-            sources = [readings[i] for i in found.sources]
-            verdict.features = vector(
-                found,
-                verdict.findings,
-                (coverage, len(uncovered), run),
-                uncited_gain(claim, verdict.cited, evidence),
-                _negations(claim.text) - max((_negations(r.text) for r in sources), default=0),
-            )
-        probabilities = self.model.probability(np.vstack([v.features for v in claims]))
-        for verdict, probability in zip(claims, probabilities, strict=True):
-            verdict.probability = float(probability)
+            out.append((found, [readings[i] for i in found.sources]))
+        return out
 
     def _decide(self, verdict: SentenceVerdict) -> None:
         """Drop a claim the model finds more likely unsupported than its threshold, saying
@@ -373,8 +390,3 @@ def _known_name(name: str, known: frozenset[str]) -> bool:
 
 def _squash(word: str) -> str:
     return re.sub(r"[.\-_'’]", "", word)
-
-
-def _negations(text: str) -> int:
-    """Negations in a text ("not", "never", "without", "n't")."""
-    return sum(t.lower in NEGATORS or t.lower.endswith(("n't", "n’t")) for t in tokenize(text))
