@@ -41,7 +41,6 @@ from sitecite.verify import SupportModel, Verifier
 from sitecite.verify.contextual import CONTEXTUAL
 from sitecite.verify.features import LEXICAL, RELATIVE
 from sitecite.verify.model import MODEL_FILE
-from sitecite.verify.verifier import HARD
 
 ROOT = Path(__file__).resolve().parent
 DEFAULT_FILES = [
@@ -98,7 +97,7 @@ def _record_rows(record: Record, shown: Any) -> list[Row]:
             continue
         verdict = verdicts.get(plain(sentence["text"]))
         features = None if verdict is None else verdict.features
-        hard = verdict is not None and any(k in verdict.problems for k in HARD)
+        hard = verdict is not None and bool(verdict.problems)  # a fatal exact check
         out.append(
             Row(
                 record.file,

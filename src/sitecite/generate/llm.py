@@ -327,7 +327,8 @@ def make_llm_generator(
             )
         )
     verifier = Verifier(llm.support_threshold)
-    verifier.encoder  # noqa: B018 - loaded now, not on the first question
+    if verifier.contextual:
+        verifier.encoder  # noqa: B018 - loaded now, not on the first question
     return LLMGenerator(links, extractive, verifier, llm.verify_policy)
 
 

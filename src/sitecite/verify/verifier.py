@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 from sitecite.embed.contextual import TokenEncoder
 from sitecite.facts import Fact, facts, holds, reversed_change
 from sitecite.injection import instruction_in
-from sitecite.polarity import clauses, conflict
+from sitecite.polarity import clauses, conflict, denies_whole
 from sitecite.tokens import names
 from sitecite.types import Check
 from sitecite.verify.align import Alignment, align, longest_run, soft_coverage
 from sitecite.verify.contextual import Match, candidates, contextual_features, match
 from sitecite.verify.draft import DraftSentence, draft_sentences, join, meta_clauses, renumbered
-from sitecite.verify.features import lexical_features, relative
+from sitecite.verify.features import lexical_features, relative, uncited_gain
 from sitecite.verify.model import SupportModel, shipped_model
 from sitecite.verify.sources import Evidence, Reading, read
 
@@ -40,6 +40,16 @@ _POSSESSIVE = re.compile(r"['’]s?$")
 CHECK_NAMES = ("citations", "numbers", "names", "polarity", "support", "instructions")
 FINDINGS = ("numbers", "names", "polarity")  # what the exact checks report to the model
 HARD = ("citations", "instructions")  # always fatal, whatever the model says
+# Exact checks never wrong on the dev halves, so fatal too: a claim whose words are an uncited
+# section's far more than its cited sections' (the share of its weight, sitecite.verify.features
+# .uncited_gain: 4 unsupported dev claims reach 0.8, no supported one); "it is not true that"
+# before what its source says; a web address its sources do not give.
+ELSEWHERE = 0.8
+_ADDRESS = re.compile(
+    r"\b(?:https?://[^\s)\]]+|www\.[^\s)\]]+|[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*"
+    r"\.(?:com|org|net|io|dev|co|ai|app|me|is|xyz|info|example)\b)",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -233,7 +243,27 @@ class Verifier:
         )
         if disagreement:
             verdict.findings["polarity"] = disagreement
+        self._hard(verdict, alignment, evidence)
         return verdict
+
+    @staticmethod
+    def _hard(verdict: SentenceVerdict, alignment: Alignment, evidence: Evidence) -> None:
+        """The exact checks that are fatal whatever the model says (see ELSEWHERE)."""
+        claim = alignment.claim
+        gain = uncited_gain(claim, verdict.cited, evidence)
+        if gain >= ELSEWHERE:
+            verdict.problems["citations"] = (
+                f"an uncited section says this, not the cited one ({gain:.0%} of its weight)"
+            )
+        if denies_whole(claim.text) and not denies_whole(_around(alignment, evidence)):
+            verdict.problems["polarity"] = "denies what its source states ('it is not true that')"
+        known = " ".join(
+            [evidence.sections[p].label.text for p in verdict.cited]
+            + [r.text for p in verdict.cited for r in evidence.sections[p].sentences]
+        ).lower()
+        addresses = [a for a in _ADDRESS.findall(claim.text) if a.lower().rstrip(".") not in known]
+        if addresses:
+            verdict.problems["names"] = f"a web address its sources do not give: {addresses[0]}"
 
     @staticmethod
     def _figures_and_names(
