@@ -152,7 +152,7 @@ def outcome(rows: list[Row], probabilities: np.ndarray, threshold: float) -> dic
     for row in rows:
         measured = row.features is not None and not row.hard
         probability = next(values) if measured else 0.0
-        gone = row.hard or (measured and probability >= threshold)
+        gone = bool(row.hard or (measured and probability >= threshold))
         if row.unsupported:
             unsupported += 1
             hits += gone
