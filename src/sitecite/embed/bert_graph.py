@@ -183,7 +183,9 @@ def build_model(model_dir: Path, config: BertConfig, token_layers: int | None = 
         onnx.helper.make_tensor_value_info(name, onnx.TensorProto.INT64, ["batch", "tokens"])
         for name in ("input_ids", "attention_mask")
     ]
-    shape = ["batch", config.hidden] if token_layers is None else ["batch", "tokens", config.hidden]
+    shape: list[str | int] = ["batch", config.hidden]
+    if token_layers is not None:
+        shape.insert(1, "tokens")
     output_info = onnx.helper.make_tensor_value_info(output, onnx.TensorProto.FLOAT, shape)
     graph = onnx.helper.make_graph(
         g.nodes, "sentence_encoder", inputs, [output_info], list(g.initializers.values())

@@ -103,18 +103,18 @@ def match(
     per_source = [m.max(axis=1) if m.shape[1] else np.zeros(len(tokens)) for m in similarities]
     scores = [_weighted(b, weights) for b in per_source]
     first = int(np.argmax(scores))
-    best, chosen = per_source[first], (first,)
+    best, chosen = per_source[first], [first]
     for other in range(len(sources)):
         pair = np.maximum(per_source[first], per_source[other])
         if other != first and _weighted(pair, weights) > _weighted(best, weights):
-            best, chosen = pair, (first, other)
+            best, chosen = pair, [first, other]
     where = []
     for word in range(len(tokens)):
         source = max(chosen, key=lambda c: per_source[c][word])
         row = similarities[source][word]
         where.append((source, int(np.argmax(row)) if len(row) else -1))
     mean = _unit(encoded.vectors.mean(axis=0)) @ _unit(sources[first].vectors.mean(axis=0))
-    return Match(tokens, best, weights, scores[first], float(mean), chosen, tuple(where))
+    return Match(tokens, best, weights, scores[first], float(mean), tuple(chosen), tuple(where))
 
 
 def contextual_features(found: Match) -> dict[str, float]:

@@ -8,48 +8,33 @@ For each sentence of a draft:
 - a sentence that only says what the sources do not cover ("The site doesn't mention
   Kubernetes") passes as what it is; its other clauses ("; he runs Proxmox VE [1]") are
   claims like any other;
-- each claim is aligned to the cited source sentences it rests on (sitecite.verify.align), and
-  then `numbers`: every figure stands in them, with the same unit; `names`: every name (by
-  evidence, sitecite.tokens) is used by them or their sections' titles; `polarity`: it denies,
-  affirms, quantifies and explains no more than they do (sitecite.polarity); `support`: they
-  cover its content words, exactly or by a close word vector;
+- each claim is aligned to the cited source sentences it rests on (sitecite.verify.align) and
+  read by the exact checks (sitecite.verify.checks: `numbers`, `names`, `polarity`); what they
+  find, with how much of the claim its sources cover and how it compares with the answer's
+  other claims (sitecite.verify.features), goes to the fitted support model
+  (sitecite.verify.model), which drops the claim when it is likely unsupported (`support`,
+  or the check that found something); a few exact checks are fatal on their own;
 - `instructions`: no sentence gives orders or repeats planted text.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sitecite.embed.contextual import TokenEncoder
-from sitecite.facts import Fact, facts, holds, reversed_change
 from sitecite.injection import instruction_in
-from sitecite.polarity import clauses, conflict, denies_whole
-from sitecite.tokens import names
 from sitecite.types import Check
 from sitecite.verify.align import Alignment, align, longest_run, soft_coverage
+from sitecite.verify.checks import fatal, findings, recites
 from sitecite.verify.contextual import Match, candidates, contextual_features, match
 from sitecite.verify.draft import DraftSentence, draft_sentences, join, meta_clauses, renumbered
-from sitecite.verify.features import lexical_features, relative, uncited_gain
+from sitecite.verify.features import lexical_features, relative
 from sitecite.verify.model import SupportModel, shipped_model
 from sitecite.verify.sources import Evidence, Reading, read
 
-_POSSESSIVE = re.compile(r"['’]s?$")
 CHECK_NAMES = ("citations", "numbers", "names", "polarity", "support", "instructions")
-FINDINGS = ("numbers", "names", "polarity")  # what the exact checks report to the model
-HARD = ("citations", "instructions")  # always fatal, whatever the model says
-# Exact checks never wrong on the dev halves, so fatal too: a claim whose words are an uncited
-# section's far more than its cited sections' (the share of its weight, sitecite.verify.features
-# .uncited_gain: 4 unsupported dev claims reach 0.8, no supported one); "it is not true that"
-# before what its source says; a web address its sources do not give.
-ELSEWHERE = 0.8
-_ADDRESS = re.compile(
-    r"\b(?:https?://[^\s)\]]+|www\.[^\s)\]]+|[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*"
-    r"\.(?:com|org|net|io|dev|co|ai|app|me|is|xyz|info|example)\b)",
-    re.IGNORECASE,
-)
 
 
 @dataclass
@@ -218,7 +203,7 @@ class Verifier:
         """Everything but the word-vector coverage, which waits for one embedding call."""
         cited, outside = sentence.cites(len(evidence), json_citations)
         verdict = SentenceVerdict(sentence, cited)
-        injected = instruction_in(sentence.clean) or _recites(sentence.clean, evidence.rules)
+        injected = instruction_in(sentence.clean) or recites(sentence.clean, evidence.rules)
         if injected:
             verdict.problems["instructions"] = injected
         meta, claims = meta_clauses(sentence.clean)
@@ -237,66 +222,9 @@ class Verifier:
         claim = read(" ".join(claims) if meta else sentence.clean, evidence.subject, claim=True)
         alignment = align(claim, cited, evidence)
         verdict.alignment = alignment
-        self._figures_and_names(verdict, alignment, evidence)
-        disagreement = conflict(
-            claim.stance, [r.stance for r in alignment.sentences], _around(alignment, evidence)
-        )
-        if disagreement:
-            verdict.findings["polarity"] = disagreement
-        self._hard(verdict, alignment, evidence)
+        verdict.findings = findings(alignment, cited, evidence)
+        verdict.problems |= fatal(alignment, cited, evidence)
         return verdict
-
-    @staticmethod
-    def _hard(verdict: SentenceVerdict, alignment: Alignment, evidence: Evidence) -> None:
-        """The exact checks that are fatal whatever the model says (see ELSEWHERE)."""
-        claim = alignment.claim
-        gain = uncited_gain(claim, verdict.cited, evidence)
-        if gain >= ELSEWHERE:
-            verdict.problems["citations"] = (
-                f"an uncited section says this, not the cited one ({gain:.0%} of its weight)"
-            )
-        if denies_whole(claim.text) and not denies_whole(_around(alignment, evidence)):
-            verdict.problems["polarity"] = "denies what its source states ('it is not true that')"
-        known = " ".join(
-            [evidence.sections[p].label.text for p in verdict.cited]
-            + [r.text for p in verdict.cited for r in evidence.sections[p].sentences]
-        ).lower()
-        addresses = [a for a in _ADDRESS.findall(claim.text) if a.lower().rstrip(".") not in known]
-        if addresses:
-            verdict.problems["names"] = f"a web address its sources do not give: {addresses[0]}"
-
-    @staticmethod
-    def _figures_and_names(
-        verdict: SentenceVerdict, alignment: Alignment, evidence: Evidence
-    ) -> None:
-        figures = [
-            *alignment.figures(),
-            *(f for r in _beside(alignment, evidence) for f in r.facts),
-        ]
-        claim = alignment.claim
-        missing = [
-            claim.text[f.start : f.end] for f in claim.facts if not f.weak and not holds(f, figures)
-        ]
-        if missing:
-            verdict.findings["numbers"] = _missing(missing)
-        else:
-            backwards = reversed_change(claim.text, [r.text for r in alignment.sentences])
-            if backwards:
-                verdict.findings["numbers"] = f"reverses the change its source states: {backwards}"
-        known = frozenset().union(*(evidence.sections[p].words for p in verdict.cited))
-        known |= evidence.subject | evidence.asked  # a name the question gives may be repeated
-        figures_at = claim.facts
-        unknown = [
-            n.text
-            for n in names(claim.text)
-            if not _inside(n.start, figures_at) and not _known_name(n.text, known)
-        ]
-        if unknown:
-            verdict.findings["names"] = _missing(unknown)
-        elif not missing:
-            swapped = unbound(claim, alignment, evidence.subject)
-            if swapped:
-                verdict.findings["names"] = swapped
 
     def _checks(self, verdicts: list[SentenceVerdict], ms: float) -> list[Check]:
         checks = []
@@ -327,96 +255,3 @@ def shown(verdicts: Sequence[SentenceVerdict], answer: str) -> tuple[str, tuple[
     numbers: dict[int, int] = {}
     kept = [(v.sentence, renumbered(v.sentence, numbers, v.cited)) for v in verdicts if v.ok]
     return join(kept, answer), tuple(sorted(numbers, key=numbers.__getitem__))
-
-
-def unbound(claim: Reading, alignment: Alignment, subject: frozenset[str]) -> str:
-    """A name swapped for another beside a figure: the claim's clause names X with a figure
-    whose source clause names Y instead, and Y nowhere in the claim ("orders from
-    Hebrew-language sessions grew to 8%" against "orders from Arabic-language sessions grew to
-    8%, and the Hebrew locale ...")."""
-    source_clauses = [c for r in alignment.sentences for c in clauses(r.text)]
-    everywhere = claim.lower
-    for clause in clauses(claim.text):
-        figures = [f for f in facts(clause) if not f.weak]
-        mentioned = _names(clause) - subject
-        if not figures or not mentioned:
-            continue
-        for source in source_clauses:
-            if not any(holds(f, facts(source)) for f in figures):
-                continue
-            named = _names(source) - subject
-            instead = sorted(n for n in named if not _known(n, everywhere))
-            added = sorted(n for n in mentioned if not _known(n, named))
-            if instead and added:
-                said = f"{', '.join(added)} where its source says {', '.join(instead)}"
-                return f"says {said} ({clause_figures(clause, figures)})"
-    return ""
-
-
-def _names(text: str) -> frozenset[str]:
-    """The names of a text, lower-case, figures (month names) left out."""
-    figures = facts(text)
-    return frozenset(n.lower for n in names(text) if not _inside(n.start, figures))
-
-
-def clause_figures(clause: str, figures: list[Fact]) -> str:
-    return ", ".join(clause[f.start : f.end] for f in figures)
-
-
-def _inside(position: int, figures: Sequence[Fact]) -> bool:
-    return any(f.start <= position < f.end for f in figures)
-
-
-def _recites(sentence: str, rules: str) -> str:
-    """Whether a sentence repeats the model's own instructions ("Use only the sources.")."""
-    words = " ".join(sentence.lower().strip(" .!?").split())
-    if rules and len(words.split()) >= 3 and words in rules:
-        return f"repeats the model's instructions: '{sentence[:60]}'"
-    return ""
-
-
-def _beside(alignment: Alignment, evidence: Evidence) -> list[Reading]:
-    """The aligned sentences' neighbours: where a source gives a fact's reason, or the year of
-    a paper it has just named."""
-    found: dict[tuple[int, int], Reading] = {}
-    for position, index in alignment.places:
-        sentences = evidence.sections[position].sentences
-        for near in (index - 1, index + 1):
-            if 0 <= near < len(sentences) and (position, near) not in alignment.places:
-                found[(position, near)] = sentences[near]
-    return list(found.values())
-
-
-def _around(alignment: Alignment, evidence: Evidence) -> str:
-    """The aligned sentences and their neighbours, as one text."""
-    texts = [r.text for r in alignment.sentences] + [r.text for r in _beside(alignment, evidence)]
-    return " ".join(dict.fromkeys(texts))
-
-
-def _missing(items: list[str]) -> str:
-    return f"not in its sources: {', '.join(dict.fromkeys(items))}"
-
-
-def _known(name: str, known: frozenset[str]) -> bool:
-    parts = [p for p in name.replace("/", "-").split("-") if p]
-    return name in known or (len(parts) > 1 and all(p in known for p in parts))
-
-
-def _known_name(name: str, known: frozenset[str]) -> bool:
-    """Whether the sources use a name, as written or in a form a writer would change: plural
-    ("vCPUs"), punctuation ("Next.js", "Nextjs"), a derived word ("Japanese", "Bayesian"), or
-    only its capitalised parts ("Bayes-style")."""
-    lower = _POSSESSIVE.sub("", name.lower())
-    if _known(lower, known) or lower.removesuffix("s") in known:
-        return True
-    squashed = _squash(lower)
-    if squashed in {_squash(k) for k in known}:
-        return True
-    if any(lower.startswith(k) and len(lower) - len(k) <= 4 for k in known if len(k) >= 4):
-        return True
-    capitals = [p.lower() for p in re.split(r"[-/]", name) if p[:1].isupper()]
-    return 0 < len(capitals) < len(re.split(r"[-/]", name)) and all(c in known for c in capitals)
-
-
-def _squash(word: str) -> str:
-    return re.sub(r"[.\-_'’]", "", word)
