@@ -1,7 +1,8 @@
 """The index directory: plain files plus a manifest (DESIGN.md "Index directory").
 
 manifest.json          format, embedder id and dimension, chunker version, times, thresholds
-sections.jsonl         one section per line (row i of every matrix below)
+sections.jsonl         one section per line (row i of every matrix below), each sentence with its
+                       kind (prose, item, row, fact, heading, link, caption, fragment, ...)
 vectors.npy            float32 (sections x dim), unit rows
 sentence_vectors.npy   float32 (sentences x dim), unit rows, grouped by section
 sentence_offsets.npy   int64 (sections + 1): section i owns rows offsets[i]:offsets[i+1]
@@ -27,7 +28,7 @@ from sitecite.index.swap import recover
 from sitecite.text import DEFAULT_STEMMER, DEFAULT_STOPWORDS, words
 from sitecite.types import Section
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: sections.jsonl gives every sentence its kind (ingest/kinds.py)
 MANIFEST = "manifest.json"
 SECTIONS = "sections.jsonl"
 VECTORS = "vectors.npy"
@@ -121,8 +122,9 @@ def read_manifest(path: Path) -> dict[str, Any]:
         raise IndexDirError(f"{manifest_path}: unreadable manifest ({exc})") from exc
     if manifest.get("format_version") != FORMAT_VERSION:
         raise IndexDirError(
-            f"{path}: index format {manifest.get('format_version')} is not {FORMAT_VERSION}; "
-            "rebuild it"
+            f"{path}: index format {manifest.get('format_version')} is not {FORMAT_VERSION} (it "
+            "was built by another version of sitecite); rebuild it with `sitecite index "
+            f"CONTENT_DIR --index {path}`"
         )
     return dict(manifest)
 
