@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -25,7 +26,7 @@ import numpy as np
 
 from sitecite.errors import EmbedderMismatchError, IndexDirError
 from sitecite.index.swap import recover
-from sitecite.text import DEFAULT_STEMMER, DEFAULT_STOPWORDS, words
+from sitecite.text import DEFAULT_STEMMER, DEFAULT_STOPWORDS, content_terms, words
 from sitecite.types import Section
 
 FORMAT_VERSION = 2  # 2: sections.jsonl gives every sentence its kind (ingest/kinds.py)
@@ -53,6 +54,9 @@ class Index:
     words: list[str] = field(default_factory=list, repr=False)
     word_vectors: np.ndarray = field(
         default_factory=lambda: np.zeros((0, 1), dtype=np.float32), repr=False
+    )
+    _sentence_terms: dict[int, list[frozenset[str]]] = field(
+        default_factory=dict, repr=False, compare=False
     )
 
     @property
@@ -88,11 +92,48 @@ class Index:
 
     @cached_property
     def subject_words(self) -> frozenset[str]:
-        """Words of the site owner's name (from the profile facts); any question may use them."""
+        """Words of the site owner's names (the identity ingestion found, and the profile facts'
+        title); any question may use them without them being what it asks about."""
+        names = list(self.manifest.get("identity", {}).get("names", []))
         facts = next((s for s in self.sections if s.page_id == "_facts"), None)
-        if facts is None:
-            return frozenset()
-        return frozenset(w for w in words(facts.title) if w.isalpha() and w != "profile")
+        if facts is not None:
+            names.append(facts.title.removesuffix(" (profile)"))
+        return frozenset(w for name in names for w in words(name) if w.isalpha())
+
+    def is_subject(self, word: str) -> bool:
+        """Whether a word names the owner: one of their names, or its short form ("Tim")."""
+        word = word.lower()
+        return word in self.subject_words or (
+            len(word) >= 3 and any(name.startswith(word) for name in self.subject_words)
+        )
+
+    @cached_property
+    def term_frequency(self) -> dict[str, int]:
+        """How many sections each stemmed content term occurs in: what makes a word rare."""
+        counts: dict[str, int] = {}
+        for section in self.sections:
+            for term in set(content_terms(section.embed_text)):
+                counts[term] = counts.get(term, 0) + 1
+        return counts
+
+    def sentence_terms(self, row: int) -> list[frozenset[str]]:
+        """The stemmed content terms of each sentence of section `row`, computed once."""
+        cached = self._sentence_terms.get(row)
+        if cached is None:
+            cached = [frozenset(content_terms(s)) for s in self.sections[row].sentences]
+            self._sentence_terms[row] = cached
+        return cached
+
+    @cached_property
+    def terms(self) -> frozenset[str]:
+        """Every word of the site as `words` reads it, names with dots and dashes whole
+        ("next.js", "gpt-4o", ".net"), and their parts."""
+        found: set[str] = set()
+        for section in self.sections:
+            for word in words(section.embed_text):
+                found.add(word)
+                found.update(part for part in re.split(r"[.\-_+#/]", word) if part)
+        return frozenset(found)
 
     @property
     def bm25_tokenizer(self) -> tuple[str, str]:

@@ -20,6 +20,7 @@ from sitecite.ingest.data import (
     load_data,
 )
 from sitecite.ingest.html import parse_html
+from sitecite.ingest.identity import Identity, with_identity
 from sitecite.ingest.ids import page_id, page_url, slugify
 from sitecite.ingest.markdown import markdown_blocks, split_frontmatter
 from sitecite.ingest.mdx import mdx_to_markdown
@@ -39,6 +40,7 @@ class IngestResult:
     sections: list[Section] = field(default_factory=list)
     problems: list[IngestError] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    identity: Identity = field(default_factory=Identity)
 
 
 def content_files(root: Path) -> list[Path]:
@@ -153,7 +155,7 @@ def load_site(root: str | Path, base_url: str = "", route: str = "{page_id}") ->
                 continue
             seen[page.id] = relative
             pages.append(page)
-    result.pages = _merge_facts(pages)
+    result.pages, result.identity = with_identity(_merge_facts(pages))
     for page in result.pages:
         result.sections.extend(chunk_page(page, base_url, route))
     return result

@@ -1,0 +1,267 @@
+"""Fit the answer-sentence ranker and measure it on a held-out SQuAD 2.0 split.
+
+Candidates are exactly what the extractive generator ranks: every quotable sentence of the
+sections retrieved for the question (top 8), with the features of `generate/features.py`.
+
+- SQuAD 2.0 (../shared/data/abstention/squad2, 626 questions over 87 paragraphs): split by
+  article title, so no paragraph is on both sides. A candidate is positive when it is a sentence
+  of the question's own paragraph holding a gold answer; unanswerable questions give negatives.
+- The real-site dev halves (bench/questions/*-dev.json): a candidate is positive when it is on an
+  expected page and holds one of the question's key facts (`must_contain`). Test halves are
+  never read here.
+
+It prints top-1 accuracy (the best-ranked candidate is a positive) on SQuAD's held-out titles for
+today's heuristic (cosine + half the word coverage) and for the ranker, with 5-fold grouped
+cross-validation over all titles beside it; `--write` refits on SQuAD's training titles and the
+dev halves and writes `src/sitecite/data/answer_ranker.json`.
+
+    python bench/train_ranker.py [--write] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import CACHE, DATA, REPO, console, require  # noqa: E402
+
+SITES = {"jarvis": DATA / "sites" / "jarvis", "timlrx": DATA / "sites" / "timlrx"}
+QUESTIONS = REPO / "bench" / "questions"
+WEIGHTS = REPO / "src" / "sitecite" / "data" / "answer_ranker.json"
+HEURISTIC_COVERAGE_WEIGHT = 0.5  # today's score: cosine + 0.5 x coverage
+TEST_SHARE = 0.5
+K = 8
+
+
+@dataclass
+class Group:
+    """One question's candidates: features, labels, and where it came from."""
+
+    source: str  # "squad" or a site name
+    key: str  # the SQuAD article title, or the question id
+    question: str
+    matrix: np.ndarray
+    labels: np.ndarray
+    texts: list[str] = field(default_factory=list)
+
+
+def is_test_title(title: str) -> bool:
+    return int(hashlib.sha256(title.encode()).hexdigest()[:8], 16) / 16**8 < TEST_SHARE
+
+
+def context_for(engine: Any, question: str, admit_all: bool) -> Any:
+    """The Context the generator would get (every top-8 hit admitted, when `admit_all`)."""
+    from sitecite.generate import Context
+    from sitecite.retrieve import search
+    from sitecite.screen import answer_kind
+
+    vector = engine.embedder.embed_query(question)
+    threshold = -1.0 if admit_all else engine.threshold
+    hits = search(engine.index, vector, question, K, threshold, engine.settings.retrieve).hits
+    sections = [h.section for h in hits if h.admitted]
+    rows = [engine.index.row_of[s.id] for s in sections]
+    return Context(
+        question, vector, engine.index, rows, sections, engine.embedder, answer_kind(question)
+    )
+
+
+def group_for(engine: Any, source: str, key: str, question: str, positive: Any, admit_all: bool):
+    """Features and labels of one question; `positive(section, text)` says what answers it."""
+    from sitecite.generate.features import candidates_and_features
+    from sitecite.ingest.kinds import QUOTABLE
+
+    context = context_for(engine, question, admit_all)
+    candidates, matrix = candidates_and_features(context, context.query_vector, question, QUOTABLE)
+    labels = np.array(
+        [positive(context.sections[c.section_position], c.text) for c in candidates], dtype=int
+    )
+    return Group(source, key, question, matrix, labels, [c.text for c in candidates])
+
+
+def squad_groups(embedder: Any, settings: Any) -> list[Group]:
+    import eval_squad2 as squad
+
+    from sitecite.index.build import write_index
+    from sitecite.index.store import load_index
+    from sitecite.pipeline import Engine
+
+    rows = squad.read_rows(require(squad.DATA, "SQuAD 2.0 sample"))
+    index_dir = CACHE / "ranker" / "squad2"
+    write_index(squad.sections_of(rows), index_dir, embedder)
+    engine = Engine.for_index(load_index(index_dir, embedder.id), settings, embedder)
+    groups = []
+    for row in rows:
+        answers = [a.lower() for a in row["answers"]]
+        pid = squad.page_id(row)
+
+        def positive(section: Any, text: str, pid: str = pid, answers: list[str] = answers) -> bool:
+            return section.page_id == pid and any(a in text.lower() for a in answers)
+
+        groups.append(group_for(engine, "squad", row["title"], row["question"], positive, True))
+    return groups
+
+
+def site_groups(embedder: Any, settings: Any, half: str = "dev") -> list[Group]:
+    from sitecite.eval.metrics import matches
+    from sitecite.eval.questions import load_question_set
+    from sitecite.index.build import build_index
+    from sitecite.pipeline import Engine
+
+    groups = []
+    for site, content in SITES.items():
+        questions = QUESTIONS / f"{site}-{half}.json"
+        if not questions.exists() or not content.exists():
+            continue
+        index_dir = CACHE / "ranker" / site
+        build_index(require(content, f"the {site} site"), index_dir, embedder)
+        engine = Engine.load(index_dir, settings)
+        for q in load_question_set(questions).questions:
+            if q.expect != "answer" or not q.must_contain:
+                continue
+            wordings = [w.lower() for g in q.must_contain for w in g]
+            expected = q.expected_sources
+
+            def positive(section: Any, text: str, w: list[str] = wordings, e: Any = expected):
+                on_page = any(matches(s, section.id, section.page_id) for s in e)
+                return on_page and any(x in text.lower() for x in w)
+
+            groups.append(group_for(engine, site, q.id, q.question, positive, False))
+    return groups
+
+
+def heuristic_scores(matrix: np.ndarray) -> np.ndarray:
+    from sitecite.generate.features import FEATURES
+
+    cosine, coverage = FEATURES.index("cosine"), FEATURES.index("coverage")
+    return matrix[:, cosine] + HEURISTIC_COVERAGE_WEIGHT * matrix[:, coverage]
+
+
+def top1(groups: Sequence[Group], score: Any) -> tuple[int, int]:
+    """(questions whose best-scored candidate is positive, questions with any positive)."""
+    hits = total = 0
+    for g in groups:
+        if g.labels.any():
+            total += 1
+            hits += int(g.labels[int(np.argmax(score(g.matrix)))] == 1)
+    return hits, total
+
+
+def fit(groups: Sequence[Group], c: float = 1.0) -> Any:
+    from sklearn.linear_model import LogisticRegression
+
+    from sitecite.generate.features import FEATURES
+    from sitecite.generate.ranker import Ranker
+
+    matrix = np.vstack([g.matrix for g in groups if len(g.labels)])
+    labels = np.concatenate([g.labels for g in groups if len(g.labels)])
+    mean, scale = matrix.mean(axis=0), matrix.std(axis=0)
+    scale[scale == 0] = 1.0
+    model = LogisticRegression(C=c, max_iter=2000).fit((matrix - mean) / scale, labels)
+    about = {"positives": int(labels.sum()), "candidates": int(len(labels))}
+    return Ranker(FEATURES, mean, scale, model.coef_[0], float(model.intercept_[0]), about)
+
+
+def cross_validate(groups: Sequence[Group], folds: int = 5) -> tuple[int, int, int]:
+    """Grouped by SQuAD title: (ranker hits, heuristic hits, questions) over all folds."""
+    titles = sorted({g.key for g in groups})
+    fold_of = {t: int(hashlib.sha256(t.encode()).hexdigest()[:8], 16) % folds for t in titles}
+    ranker_hits = heuristic_hits = total = 0
+    for fold in range(folds):
+        train = [g for g in groups if fold_of[g.key] != fold]
+        held = [g for g in groups if fold_of[g.key] == fold]
+        ranker = fit(train)
+        hits, count = top1(held, ranker.probabilities)
+        ranker_hits += hits
+        heuristic_hits += top1(held, heuristic_scores)[0]
+        total += count
+    return ranker_hits, heuristic_hits, total
+
+
+def run(write: bool) -> dict[str, Any]:
+    from sitecite.config import load_settings
+    from sitecite.embed import get_embedder
+
+    settings = load_settings({}, config_file=None, environ={})
+    embedder = get_embedder(settings.embedder, threads=2)
+    squad = squad_groups(embedder, settings)
+    sites = site_groups(embedder, settings)
+    train = [g for g in squad if not is_test_title(g.key)]
+    test = [g for g in squad if is_test_title(g.key)]
+    ranker = fit(train + sites)
+    squad_only = fit(train)
+    result: dict[str, Any] = {
+        "squad_test": _rates(test, ranker, squad_only),
+        "squad_cv": dict(zip(("ranker", "heuristic", "n"), cross_validate(squad), strict=True)),
+        "site_dev": _rates(sites, ranker, squad_only),
+        "train": {"squad_questions": len(train), "site_questions": len(sites)},
+    }
+    if write:
+        ranker.about.update(
+            trained_on="SQuAD 2.0 training titles and the real-site dev halves",
+            squad_test_top1=result["squad_test"]["ranker"],
+            squad_test_heuristic_top1=result["squad_test"]["heuristic"],
+        )
+        WEIGHTS.write_text(json.dumps(ranker.to_json(), indent=1) + "\n")
+    return result
+
+
+def _rates(groups: Sequence[Group], ranker: Any, squad_only: Any) -> dict[str, Any]:
+    hits, total = top1(groups, ranker.probabilities)
+    return {
+        "ranker": round(hits / total, 4) if total else None,
+        "ranker_squad_only": round(top1(groups, squad_only.probabilities)[0] / total, 4)
+        if total
+        else None,
+        "heuristic": round(top1(groups, heuristic_scores)[0] / total, 4) if total else None,
+        "n": total,
+    }
+
+
+def print_table(result: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    table = Table(title="Answer-sentence ranker: top-1 accuracy (best candidate holds the answer)")
+    for column in ("questions", "n", "heuristic (cos + 0.5 cov)", "ranker", "ranker (SQuAD only)"):
+        table.add_column(column, justify="left" if column == "questions" else "right")
+    for name, key in (("SQuAD held-out titles", "squad_test"), ("site dev halves", "site_dev")):
+        row = result[key]
+        table.add_row(
+            name,
+            str(row["n"]),
+            *(f"{row[k]:.1%}" if row[k] is not None else "-" for k in ("heuristic", "ranker")),
+            f"{row['ranker_squad_only']:.1%}" if row["ranker_squad_only"] is not None else "-",
+        )
+    cv = result["squad_cv"]
+    table.add_row(
+        "SQuAD 5-fold by title",
+        str(cv["n"]),
+        f"{cv['heuristic'] / cv['n']:.1%}",
+        f"{cv['ranker'] / cv['n']:.1%}",
+        "",
+    )
+    console().print(table)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--write", action="store_true", help=f"write {WEIGHTS.name}")
+    parser.add_argument("--json", action="store_true", help="one JSON object on the last line")
+    args = parser.parse_args(argv)
+    result = run(args.write)
+    print_table(result)
+    if args.json:
+        print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

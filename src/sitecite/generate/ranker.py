@@ -1,0 +1,79 @@
+"""The answer-sentence ranker: how likely each candidate sentence is to answer the question.
+
+A logistic regression over the features of `generate/features.py`, fitted by
+`bench/train_ranker.py` on SQuAD 2.0's training split (the sentence holding the answer span is
+the positive) and on the real-site dev question sets (sentences holding a key fact of an
+expected page), never on the example site. The runtime needs only its weights, shipped as
+`data/answer_ranker.json`: standardise, dot product, sigmoid.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sitecite.errors import SiteciteError
+from sitecite.generate.features import FEATURES
+
+WEIGHTS = "answer_ranker.json"
+
+
+@dataclass(frozen=True)
+class Ranker:
+    """Fitted weights over named features; `probabilities` scores a feature matrix."""
+
+    features: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray
+    intercept: float
+    about: dict[str, Any]
+
+    def probabilities(self, matrix: np.ndarray) -> np.ndarray:
+        if matrix.shape[0] == 0:
+            return np.zeros(0)
+        z = ((matrix - self.mean) / self.scale) @ self.coef + self.intercept
+        return np.asarray(1.0 / (1.0 + np.exp(-z)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "features": list(self.features),
+            "mean": self.mean.tolist(),
+            "scale": self.scale.tolist(),
+            "coef": self.coef.tolist(),
+            "intercept": self.intercept,
+            "about": self.about,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], source: str = WEIGHTS) -> Ranker:
+        features = tuple(data.get("features", ()))
+        if features != FEATURES:
+            raise SiteciteError(
+                f"{source}: the ranker was fitted on features {list(features)}, but this version "
+                f"computes {list(FEATURES)}; refit it with `python bench/train_ranker.py`"
+            )
+        mean, scale, coef = (
+            np.asarray(data[k], dtype=np.float64) for k in ("mean", "scale", "coef")
+        )
+        if any(a.shape != (len(FEATURES),) for a in (mean, scale, coef)):
+            raise SiteciteError(f"{source}: mean, scale and coef need one value per feature")
+        about = dict(data.get("about", {}))
+        return cls(features, mean, scale, coef, float(data["intercept"]), about)
+
+
+@lru_cache(maxsize=1)
+def default_ranker() -> Ranker:
+    """The ranker shipped with sitecite."""
+    text = resources.files("sitecite").joinpath("data", WEIGHTS).read_text(encoding="utf-8")
+    return Ranker.from_json(json.loads(text))
+
+
+def load_ranker(path: str | Path) -> Ranker:
+    return Ranker.from_json(json.loads(Path(path).read_text(encoding="utf-8")), str(path))
