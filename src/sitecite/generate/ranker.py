@@ -1,10 +1,12 @@
 """The answer-sentence ranker: how likely each candidate sentence is to answer the question.
 
-A logistic regression over the features of `generate/features.py`, fitted by
-`bench/train_ranker.py` on SQuAD 2.0's training split (the sentence holding the answer span is
-the positive) and on the real-site dev question sets (sentences holding a key fact of an
-expected page), never on the example site. The runtime needs only its weights, shipped as
-`data/answer_ranker.json`: standardise, dot product, sigmoid.
+A linear score over the features of `generate/features.py`, fitted by `bench/train_ranker.py`
+as a pairwise logistic regression (the answering sentence against the others of the same
+question) on SQuAD 2.0's training paragraphs (the sentence holding the answer span is the
+positive) and on the real-site dev question sets (sentences holding a key fact of an expected
+page), never on the example site. The runtime needs only its weights, shipped as
+`data/answer_ranker.json`: standardise, dot product. A score difference of d between two
+sentences means the first answers with odds e^d to one against the second.
 """
 
 from __future__ import annotations
@@ -26,20 +28,25 @@ WEIGHTS = "answer_ranker.json"
 
 @dataclass(frozen=True)
 class Ranker:
-    """Fitted weights over named features; `probabilities` scores a feature matrix."""
+    """Fitted weights over named features; `scores` ranks the rows of a feature matrix."""
 
-    features: tuple[str, ...]
+    features: tuple[str, ...]  # a subset of FEATURES, chosen when fitting
     mean: np.ndarray
     scale: np.ndarray
     coef: np.ndarray
     intercept: float
     about: dict[str, Any]
 
-    def probabilities(self, matrix: np.ndarray) -> np.ndarray:
+    @property
+    def columns(self) -> list[int]:
+        return [FEATURES.index(name) for name in self.features]
+
+    def scores(self, matrix: np.ndarray) -> np.ndarray:
+        """One score per row of a matrix with every feature of FEATURES, in that order."""
         if matrix.shape[0] == 0:
             return np.zeros(0)
-        z = ((matrix - self.mean) / self.scale) @ self.coef + self.intercept
-        return np.asarray(1.0 / (1.0 + np.exp(-z)))
+        chosen = matrix[:, self.columns]
+        return np.asarray(((chosen - self.mean) / self.scale) @ self.coef + self.intercept)
 
     def to_json(self) -> dict[str, Any]:
         return {

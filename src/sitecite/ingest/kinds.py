@@ -61,12 +61,14 @@ _NORMAL = re.compile(r"[\W_]+")
 
 def has_clause(text: str) -> bool:
     """Whether the text reads as a clause: it has an auxiliary, a subject pronoun, a common verb,
-    or a word with a verb's ending (-ed, -ing) somewhere after its first word."""
-    tokens = [t.lower().replace("’", "'") for t in _WORD.findall(text)]
-    for position, token in enumerate(tokens):
+    or a lower-case word with a verb's ending (-ed, -ing) after its first word."""
+    raw = _WORD.findall(text)
+    for position, word in enumerate(raw):
+        token = word.lower().replace("’", "'")
         if token in _VERB_CUES or token in _COMMON_VERBS:
             return True
-        if position and len(token) > 4 and token.endswith(("ed", "ing")):
+        # "Network Attached Storage" is a name; "the drives failed" has a verb
+        if position and word.islower() and len(token) > 4 and token.endswith(("ed", "ing")):
             return True
     return False
 
