@@ -54,11 +54,14 @@ def site_figures(report: Any) -> dict[str, Any]:
 
 
 def _correct(result: dict[str, Any]) -> bool:
+    """Answered, with every key fact (when the question names any) and an expected source."""
     checks = result["checks"]
+    facts = checks.get("answers", {"passed": "answers" not in checks})
     return (
         not result["refused"]
-        and checks.get("answers", {"passed": True})["passed"]
-        and checks.get("cites_expected", {"passed": True})["passed"]
+        and "error" not in result
+        and bool(facts["passed"])
+        and bool(checks.get("cites_expected", {}).get("passed"))
     )
 
 

@@ -57,6 +57,18 @@ INSTRUCTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|\bdo\s+anything\s+now\b|\bjailbreak|\bdeveloper\s+mode\b|\bno\s+(restrictions|filters|limits|rules)\b",
         ),
         (
+            "off-topic-task",
+            r"^\W*(please\s+)?(write|compose|generate|draft|code|create)\s+(me\s+|us\s+)?(a|an|some)\s+"
+            r"([\w-]+\s+){0,3}(poem|story|essay|script|program|function|song|joke|haiku|limerick|"
+            r"tweet|letter|email|scraper|bot|app)\b",
+        ),
+        (
+            "secrets",
+            r"\b(reveal|give|show|leak|share|send|tell|print|dump)\b[^.?!]{0,50}\b(passwords?|"
+            r"passphrases?|api[\s-]?keys?|access[\s-]?keys?|secret[\s-]?keys?|private[\s-]?keys?|"
+            r"credentials|tokens?)\b(?!\s+managers?)",
+        ),
+        (
             "output-control",
             r"\b(reply|respond|answer|say|output|print|write|append|add|include|end)\b[^.?!]{0,40}"
             r"\b(only|exactly|just|verbatim)\b[^.?!]{0,20}\b(with|the\s+word|the\s+code|the\s+text|this)\b"
@@ -148,7 +160,7 @@ def answer_kind(question: str) -> str:
 
 _COUNTED = re.compile(
     r"\bhow\s+many\s+(?:[\w-]+\s+){0,3}?([a-z][\w-]*)\s+(?:do|does|did|is|are|was|were|has|have|had|"
-    r"can|could|will|would|should|in|on|at|of|per|a|an|the|she|he|they|it|you|we|there)\b",
+    r"can|could|will|would|should|in|on|at|of|per|a|an|the|she|he|they|it|you|we|there|\w+ed)\b",
     _I,
 )
 _NUMBER_WORDS = (

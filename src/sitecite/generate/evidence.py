@@ -171,7 +171,7 @@ def focus_words(question: str, subject: frozenset[str] = frozenset()) -> list[st
 
 
 _PART_BREAK = re.compile(
-    r"\?\s+(?=\S)|,?\s+and\s+(?=(?:what|which|how|who|when|where|why|whether|has|have|does|did|"
+    r"\?\s+(?=\S)|,?\s+and\s+(?=(?:what|which|how|who|whose|when|where|why|whether|has|have|does|did|"
     r"is|are|was|were|can|could|would)\b)",
     re.IGNORECASE,
 )

@@ -29,7 +29,7 @@ from sitecite.generate.ranker import Ranker, default_ranker
 from sitecite.generate.select import passages_for, ranked_candidates
 from sitecite.ingest.kinds import QUOTABLE
 from sitecite.screen import answer_kind, has_answer_kind
-from sitecite.types import Check, Draft
+from sitecite.types import Check, Draft, Section
 
 DEFAULT_SENTENCE_THRESHOLD = 0.0
 DEFAULT_COVERAGE_THRESHOLD = 0.51
@@ -78,12 +78,14 @@ class ExtractiveGenerator(Generator):
         missing_kind: list[str] = []
         support_details: list[str] = []
         pairs: list[list[float]] = []
+        names: list[str] = []
         for part, vector in zip(parts, vectors, strict=True):
+            names = part_names(context, part, names)
             candidates, matrix = candidates_and_features(context, vector, part, QUOTABLE)
-            ranked = ranked_candidates(candidates, self.ranker.probabilities(matrix))
+            ranked = ranked_candidates(candidates, self.ranker.scores(matrix))
             kind = context.answer_kind if len(parts) == 1 else answer_kind(part)
             if kind:
-                ranked = [(c, p) for c, p in ranked if has_answer_kind(kind, c.text, part)]
+                ranked = [(c, s) for c, s in ranked if has_answer_kind(kind, c.text, part)]
                 if not ranked:
                     missing_kind.append(f"'{part}' asks for {kind}; no admitted sentence has one")
                     composition.uncovered.append(part)
@@ -91,15 +93,20 @@ class ExtractiveGenerator(Generator):
             pairs = pairs or [
                 [round(c.cosine, 4), round(c.coverage, 4)] for c, _ in ranked[:CALIBRATION_PAIRS]
             ]
-            fresh = [(c, p) for c, p in ranked if c.text not in said]
-            supported = [c for c, _ in fresh if self.supports(c)]
-            support_details.append(_support_detail(part, ranked, len(supported), self))
-            if not supported:
+            eligible = [
+                (c, s)
+                for c, s in ranked
+                if c.text not in said
+                and self.supports(c)
+                and mentions(context.sections[c.section_position], names)
+            ]
+            support_details.append(_support_detail(part, ranked, len(eligible), self))
+            if not eligible:
                 composition.uncovered.append(part)
                 continue
-            lead, probability = fresh[0]
+            lead, score = eligible[0]
             section = context.sections[lead.section_position]
-            chosen = passages_for(lead, section, part, fresh, probability, len(parts) == 1)
+            chosen = passages_for(lead, section, part, eligible, score, len(parts) == 1)
             composition.passages.extend(chosen)
             said.update(s for passage in chosen for s in (*passage.sentences, *passage.listed))
 
@@ -136,10 +143,35 @@ def unknown_names(context: Context) -> list[str]:
         parts = [p for p in re.split(r"[.\-_+#/]", lowered) if p]
         if lowered in index.terms or index.is_subject(lowered):
             continue
+        if name.isupper() and 2 <= len(name) <= 6 and lowered in index.acronyms:
+            continue
         if parts and all(p in index.terms for p in parts):
             continue
         unknown.append(name)
     return unknown
+
+
+# A lower-case product name: three or more parts joined by dashes, none a stop word
+# ("rehype-prism-plus", "n1-standard-16"; not "day-to-day").
+_PRODUCT = re.compile(r"\b(?!\S*-(?:to|and|of|the|in|a|by|for|on)-)[a-z0-9]+(?:-[a-z0-9]+){2,}\b")
+_REFERS_BACK = re.compile(r"\b(it|its|they|them|their|these|those|this|that)\b", re.IGNORECASE)
+
+
+def part_names(context: Context, part: str, previous: list[str]) -> list[str]:
+    """The proper names a part of the question is about (the owner's names aside); a part that
+    refers back ("...and what is it built with?") is about the names before it."""
+    names = [n.lower() for n in proper_names(part) if not context.index.is_subject(n)]
+    names += [t for t in _PRODUCT.findall(part.lower()) if t in context.index.terms]
+    if not names and _REFERS_BACK.search(part):
+        return previous
+    return names
+
+
+def mentions(section: Section, names: list[str]) -> bool:
+    """Whether a section names everything the question names: an answer about Plex must come
+    from a section that mentions Plex."""
+    text = f"{section.title} {section.heading} {section.text}".lower()
+    return all(name in text for name in names)
 
 
 def _support_detail(
@@ -150,9 +182,9 @@ def _support_detail(
 ) -> str:
     if not ranked:
         return f"'{part}': no quotable sentences in the admitted sections"
-    top, probability = ranked[0]
+    top, score = ranked[0]
     return (
-        f"'{part}': best sentence (ranker {probability:.2f}) cosine {top.cosine:.3f}, coverage "
+        f"'{part}': best sentence (ranker score {score:.2f}) cosine {top.cosine:.3f}, coverage "
         f"{top.coverage:.2f}; thresholds {generator.sentence_threshold:.3f} and "
         f"{generator.coverage_threshold:.2f}; {supported} sentence(s) clear both"
     )

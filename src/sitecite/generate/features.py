@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from sitecite.generate.base import Context
-from sitecite.generate.evidence import WordCoverage, focus_words
-from sitecite.text import content_terms, stem
+from sitecite.generate.evidence import WordCoverage, focus_words, proper_names
+from sitecite.text import STOPWORDS, content_terms, stem, words
 
 FEATURES = (
     "cosine",
@@ -32,8 +32,10 @@ FEATURES = (
     "position",
     "length",
     "novelty",
-    "cosine_gap",
-    "coverage_gap",
+    "asked_noun",
+    "names_in_sentence",
+    "names_in_section",
+    "new_detail",
     "type_match",
     "has_number",
     "has_name",
@@ -115,15 +117,43 @@ class Candidate:
     coverage: float
 
 
+@dataclass
+class Asked:
+    """What the question asks, read once: its focus words and their stems, the noun it asks
+    for ("What *dataset* did he use"), its proper names, and its type."""
+
+    focus: list[str]
+    stems: set[str]
+    idf: dict[str, float]
+    noun: WordCoverage
+    names: list[str]
+    kind: str
+    question_words: set[str]
+
+
+def read_question(context: Context, question: str) -> Asked:
+    index = context.index
+    focus = focus_words(question, index.subject_words)
+    stems = {stem(word) for word in focus}
+    noun = asked_noun(question)
+    names = [n.lower() for n in proper_names(question) if not index.is_subject(n)]
+    return Asked(
+        focus,
+        stems,
+        _idf(context, stems),
+        WordCoverage(context, [noun] if noun else []),
+        names,
+        question_type(question),
+        {w.lower() for w in words(question)},
+    )
+
+
 def candidates_and_features(
     context: Context, vector: np.ndarray, question: str, kinds: frozenset[str]
 ) -> tuple[list[Candidate], np.ndarray]:
     """Every sentence of the admitted sections whose kind is in `kinds`, and its feature row."""
-    focus = focus_words(question, context.index.subject_words)
-    coverage = WordCoverage(context, focus)
-    asked = {stem(word) for word in focus}
-    idf = _idf(context, asked)
-    kind_of_question = question_type(question)
+    asked = read_question(context, question)
+    coverage = WordCoverage(context, asked.focus)
     section_cosines = context.index.vectors[context.rows] @ vector if context.rows else []
     candidates: list[Candidate] = []
     rows: list[list[float]] = []
@@ -132,46 +162,112 @@ def candidates_and_features(
         if not len(span):
             continue
         cosines = context.index.sentence_vectors[span.start : span.stop] @ vector
-        heading = set(content_terms(f"{section.title} {section.heading}"))
-        heading_overlap = len(asked & heading) / len(asked) if asked else 0.0
+        where = {
+            "section_cosine": float(section_cosines[position]),
+            "section_rank": 1.0 / (1.0 + position),
+            "heading_overlap": _share(
+                asked.stems, content_terms(f"{section.title} {section.heading}")
+            ),
+            "names_in_section": _names_in(
+                asked.names, f"{section.title} {section.heading} {section.text}"
+            ),
+        }
         pairs = zip(section.sentences, section.sentence_kinds, strict=True)
         for number, (text, kind) in enumerate(pairs):
             if kind not in kinds:
                 continue
-            terms = context.index.sentence_terms(row)[number]
             covered = coverage.of(text)
             candidates.append(
                 Candidate(position, number, text, kind, float(cosines[number]), covered)
             )
-            shared = asked & terms
-            rows.append(
-                [
-                    float(cosines[number]),
-                    covered,
-                    len(shared) / len(asked) if asked else 0.0,
-                    sum(idf[t] for t in shared) / (sum(idf.values()) or 1.0),
-                    float(section_cosines[position]),
-                    1.0 / (1.0 + position),
-                    heading_overlap,
-                    1.0 / (1.0 + number),
-                    math.log1p(len(text.split())),
-                    min(1.0, len(terms - asked) / 8.0),
-                    0.0,
-                    0.0,
-                    type_match(kind_of_question, text),
-                    float(bool(_NUMBER.search(text))),
-                    float(bool(_NAME.search(text))),
-                    float(kind == "item"),
-                    float(kind == "row"),
-                    float(kind == "fact"),
-                    float(bool(_FIRST_PERSON.search(text))),
-                ]
-            )
-    matrix = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
-    if len(rows):
-        matrix[:, 10] = matrix[:, 0] - matrix[:, 0].max()
-        matrix[:, 11] = matrix[:, 1] - matrix[:, 1].max()
-    return candidates, matrix
+            terms = context.index.sentence_terms(row)[number]
+            values = sentence_features(asked, text, kind, terms, number)
+            values.update(where, cosine=float(cosines[number]), coverage=covered)
+            rows.append([values[name] for name in FEATURES])
+    return candidates, np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
+
+
+def sentence_features(
+    asked: Asked, text: str, kind: str, terms: frozenset[str], number: int
+) -> dict[str, float]:
+    """The features of one sentence that need only the question and the sentence."""
+    shared = asked.stems & terms
+    return {
+        "overlap": _share(asked.stems, terms),
+        "idf_overlap": sum(asked.idf[t] for t in shared) / (sum(asked.idf.values()) or 1.0),
+        "position": 1.0 / (1.0 + number),
+        "length": math.log1p(len(text.split())),
+        "novelty": min(1.0, len(terms - asked.stems) / 8.0),
+        "asked_noun": asked.noun.of(text) if asked.noun.focus else 0.0,
+        "names_in_sentence": _names_in(asked.names, text),
+        "new_detail": float(_has_new_detail(text, asked.question_words)),
+        "type_match": type_match(asked.kind, text),
+        "has_number": float(bool(_NUMBER.search(text))),
+        "has_name": float(bool(_NAME.search(text))),
+        "item": float(kind == "item"),
+        "row": float(kind == "row"),
+        "fact": float(kind == "fact"),
+        "first_person": float(bool(_FIRST_PERSON.search(text))),
+    }
+
+
+def _share(wanted: set[str], found: Iterable[str]) -> float:
+    return len(wanted & set(found)) / len(wanted) if wanted else 0.0
+
+
+def _names_in(names: list[str], text: str) -> float:
+    """The share of the question's proper names that the text mentions (1 when it has none)."""
+    if not names:
+        return 1.0
+    lowered = text.lower()
+    return sum(name in lowered for name in names) / len(names)
+
+
+def _has_new_detail(text: str, question_words: set[str]) -> bool:
+    """A number or a name the question did not already say: what an answer adds."""
+    for token in re.findall(r"[\w.+$%-]+", text):
+        if token.lower().strip(".") in question_words:
+            continue
+        if _NUMBER.search(token) or (token[:1].isupper() and len(token) > 1):
+            return True
+    return False
+
+
+_ASKED = re.compile(
+    r"\b(?:what|which|whose)(?:'s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the\s+|a\s+|an\s+)?"
+    r"((?:[a-z][\w'’-]*\s+){0,3}[a-z][\w'’-]*)|\bhow\s+(?:many|much)\s+((?:[a-z][\w'’-]*\s+){0,3}"
+    r"[a-z][\w'’-]*)",
+    re.IGNORECASE,
+)
+_NOT_NOUNS = frozenset(
+    "do does did is are was were has have had can could will would should of for in on to "
+    "that this he she they it you i we about kind type sort name way thing things".split()
+)
+
+
+_DETERMINERS = frozenset("this that the a an his her their my our its your these those".split())
+
+
+def asked_noun(question: str) -> str:
+    """The noun a question asks for: "What *dataset* did he use", "Which *version* of Git",
+    "How many *stars*"; "" when it asks for none."""
+    match = _ASKED.search(question)
+    if match is None:
+        return ""
+    phrase = (match.group(1) or match.group(2) or "").split()
+    nouns: list[str] = []
+    for word in phrase:
+        if not nouns and word.lower().endswith(("'s", "’s")):
+            continue  # "What are *Jake's* rates": the owner, not the thing asked for
+        lowered = word.lower()
+        if lowered in _NOT_NOUNS or lowered in STOPWORDS:
+            if lowered in _DETERMINERS and len(nouns) > 1:
+                nouns.pop()  # "which company *hosts* this": a verb before its object
+            break
+        if nouns and lowered.endswith("ed"):
+            break  # "how many recipes *ended* up": a verb after the noun
+        nouns.append(lowered)
+    return nouns[-1] if nouns else ""
 
 
 def _idf(context: Context, terms: set[str]) -> dict[str, float]:

@@ -61,15 +61,17 @@ class Ranker:
     @classmethod
     def from_json(cls, data: dict[str, Any], source: str = WEIGHTS) -> Ranker:
         features = tuple(data.get("features", ()))
-        if features != FEATURES:
+        unknown = [name for name in features if name not in FEATURES]
+        if unknown or not features:
             raise SiteciteError(
-                f"{source}: the ranker was fitted on features {list(features)}, but this version "
-                f"computes {list(FEATURES)}; refit it with `python bench/train_ranker.py`"
+                f"{source}: the ranker uses features this version does not compute "
+                f"({', '.join(unknown) or 'none listed'}); refit it with "
+                "`python bench/train_ranker.py --write`"
             )
         mean, scale, coef = (
             np.asarray(data[k], dtype=np.float64) for k in ("mean", "scale", "coef")
         )
-        if any(a.shape != (len(FEATURES),) for a in (mean, scale, coef)):
+        if any(a.shape != (len(features),) for a in (mean, scale, coef)):
             raise SiteciteError(f"{source}: mean, scale and coef need one value per feature")
         about = dict(data.get("about", {}))
         return cls(features, mean, scale, coef, float(data["intercept"]), about)

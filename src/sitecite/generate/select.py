@@ -19,10 +19,9 @@ from sitecite.ingest.kinds import DECORATION, HEADING, ITEM, normal_form
 from sitecite.types import Section
 
 MAX_LIST_ITEMS = 6
-# A second sentence joins when its probability is at least this share of the lead's, and at
-# least FOLLOW_MIN: tuned on the real-site dev halves (bench/site_answers.py).
-FOLLOW_RATIO = 0.6
-FOLLOW_MIN = 0.25
+# A second sentence joins when the ranker scores it within this margin of the lead (odds of
+# e^-margin to one against it): tuned on the real-site dev halves (bench/site_answers.py).
+FOLLOW_MARGIN = 1.0
 _STEPS = re.compile(
     r"\bhow\s+(do|can|should|would)\s+(i|you|we|one)\b|\bhow\s+to\b|\bsteps?\b|\bset\s+up\b",
     re.IGNORECASE,
@@ -38,7 +37,7 @@ def passages_for(
     section: Section,
     question: str,
     ranked: Sequence[tuple[Candidate, float]],
-    lead_probability: float,
+    lead_score: float,
     room_for_follower: bool,
 ) -> list[Passage]:
     """The lead's passage (completed, or as steps), and perhaps one follower's."""
@@ -54,7 +53,7 @@ def passages_for(
             return [Passage(lead.section_position, (), tuple(steps))]
     passages = [Passage(lead.section_position, (lead.text,))]
     if room_for_follower:
-        follower = _follower(lead, ranked, lead_probability)
+        follower = _follower(lead, ranked, lead_score)
         if follower is not None:
             passages.append(Passage(follower.section_position, (follower.text,)))
     return merge(passages)
@@ -98,12 +97,12 @@ def _steps_around(section: Section, lead: Candidate) -> list[str]:
 
 
 def _follower(
-    lead: Candidate, ranked: Sequence[tuple[Candidate, float]], lead_probability: float
+    lead: Candidate, ranked: Sequence[tuple[Candidate, float]], lead_score: float
 ) -> Candidate | None:
-    floor = max(FOLLOW_MIN, FOLLOW_RATIO * lead_probability)
+    floor = lead_score - FOLLOW_MARGIN
     said = normal_form(lead.text)
-    for candidate, probability in ranked:
-        if probability < floor:
+    for candidate, score in ranked:
+        if score < floor:
             return None
         if candidate is not lead and normal_form(candidate.text) != said:
             return candidate
@@ -124,7 +123,7 @@ def merge(passages: Sequence[Passage]) -> list[Passage]:
 
 
 def ranked_candidates(
-    candidates: Sequence[Candidate], probabilities: np.ndarray
+    candidates: Sequence[Candidate], scores: np.ndarray
 ) -> list[tuple[Candidate, float]]:
-    order = np.argsort(-probabilities, kind="stable")
-    return [(candidates[i], float(probabilities[i])) for i in order]
+    order = np.argsort(-scores, kind="stable")
+    return [(candidates[i], float(scores[i])) for i in order]

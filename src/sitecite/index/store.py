@@ -40,6 +40,9 @@ WORDS = "words.json"
 WORD_VECTORS = "word_vectors.npy"
 
 
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][a-z]+(?:[\s-]+[A-Z][a-z]+){1,5}\b")
+
+
 @dataclass
 class Index:
     """A loaded index: sections, their vectors, sentence vectors and the BM25 index."""
@@ -123,6 +126,21 @@ class Index:
             cached = [frozenset(content_terms(s)) for s in self.sections[row].sentences]
             self._sentence_terms[row] = cached
         return cached
+
+    @cached_property
+    def acronyms(self) -> frozenset[str]:
+        """Initials of every run of two to six capitalised words on the site, so a question's
+        "CSP" is known from "Content-Security-Policy" and "DNS" from "Domain Name System"."""
+        found: set[str] = set()
+        for section in self.sections:
+            for run in _CAPITALISED_RUN.findall(section.embed_text):
+                initials = "".join(word[0] for word in re.split(r"[\s-]+", run)).lower()
+                found.update(
+                    initials[i:j]
+                    for i in range(len(initials))
+                    for j in range(i + 2, len(initials) + 1)
+                )
+        return frozenset(found)
 
     @cached_property
     def terms(self) -> frozenset[str]:

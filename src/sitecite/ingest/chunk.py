@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from dataclasses import dataclass
 
@@ -62,6 +63,9 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
     summary = " ".join(str(page.metadata.get("summary") or "").split())
     intro_lines = [(summary, PROSE)] if summary else []
     intro_lines += [line for b in intro for line in block_lines(b, default)]
+    published = _published(page)
+    if published:
+        intro_lines.append((published, FACT))
     if intro_lines:
         slug = "intro" if headed else ""
         sid = f"{page.id}#{slug}" if slug else page.id
@@ -129,6 +133,17 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
                 set(),
             )
     return sections
+
+
+def _published(page: Page) -> str:
+    """The page's date from its frontmatter as a fact: "When was X published?" is answerable."""
+    raw = str(page.metadata.get("date") or "")[:10]
+    try:
+        day = dt.date.fromisoformat(raw)
+    except ValueError:
+        return ""
+    title = page.title.strip()
+    return f"{title} was published on {day.day} {day:%B %Y}." if title else ""
 
 
 def _groups(blocks: tuple[Block, ...], slugs: list[str]) -> list[_Group]:
