@@ -80,11 +80,11 @@ def context_for(engine: Any, question: str, admit_all: bool) -> Any:
 
 def group_for(engine: Any, source: str, key: str, question: str, positive: Any, admit_all: bool):
     """Features and labels of one question; `positive(section, text)` says what answers it."""
-    from sitecite.generate.features import candidates_and_features
-    from sitecite.ingest.kinds import QUOTABLE
+    from sitecite.generate.features import candidate_kinds, candidates_and_features
 
     context = context_for(engine, question, admit_all)
-    candidates, matrix = candidates_and_features(context, context.query_vector, question, QUOTABLE)
+    kinds = candidate_kinds(question)
+    candidates, matrix = candidates_and_features(context, context.query_vector, question, kinds)
     labels = np.array(
         [positive(context.sections[c.section_position], c.text) for c in candidates], dtype=int
     )

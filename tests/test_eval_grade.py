@@ -80,7 +80,9 @@ def test_grounding_cites_expected_and_only_allowed() -> None:
 
 def test_multi_needs_every_expected_source() -> None:
     question = q("multi", expected_sources=("awards", "work/a"))
-    assert grade(question, *answered("She works in Lisbon. [1] [2]", ["awards#2024", "work/a#results"]))["passed"]
+    assert grade(
+        question, *answered("She works in Lisbon. [1] [2]", ["awards#2024", "work/a#results"])
+    )["passed"]
     assert failed(grade(question, *answered("x [1]", ["awards#2024"]))) == {"cites_expected"}
 
 

@@ -24,10 +24,9 @@ import re
 from sitecite.generate.base import Context, Generator
 from sitecite.generate.compose import Composition, render
 from sitecite.generate.evidence import proper_names, question_parts
-from sitecite.generate.features import Candidate, candidates_and_features
+from sitecite.generate.features import Candidate, candidate_kinds, candidates_and_features
 from sitecite.generate.ranker import Ranker, default_ranker
 from sitecite.generate.select import passages_for, ranked_candidates
-from sitecite.ingest.kinds import QUOTABLE
 from sitecite.screen import answer_kind, has_answer_kind
 from sitecite.types import Check, Draft, Section
 
@@ -81,7 +80,8 @@ class ExtractiveGenerator(Generator):
         names: list[str] = []
         for part, vector in zip(parts, vectors, strict=True):
             names = part_names(context, part, names)
-            candidates, matrix = candidates_and_features(context, vector, part, QUOTABLE)
+            kinds = candidate_kinds(part)
+            candidates, matrix = candidates_and_features(context, vector, part, kinds)
             ranked = ranked_candidates(candidates, self.ranker.scores(matrix))
             kind = context.answer_kind if len(parts) == 1 else answer_kind(part)
             if kind:
@@ -162,8 +162,8 @@ def part_names(context: Context, part: str, previous: list[str]) -> list[str]:
     refers back ("...and what is it built with?") is about the names before it."""
     names = [n.lower() for n in proper_names(part) if not context.index.is_subject(n)]
     names += [t for t in _PRODUCT.findall(part.lower()) if t in context.index.terms]
-    if not names and _REFERS_BACK.search(part):
-        return previous
+    if _REFERS_BACK.search(part):
+        names += [n for n in previous if n not in names]
     return names
 
 

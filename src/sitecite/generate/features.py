@@ -19,6 +19,8 @@ import numpy as np
 
 from sitecite.generate.base import Context
 from sitecite.generate.evidence import WordCoverage, focus_words, proper_names
+from sitecite.ingest.kinds import PUBLISHED, QUOTABLE
+from sitecite.screen import answer_kind
 from sitecite.text import STOPWORDS, content_terms, stem, words
 
 FEATURES = (
@@ -42,6 +44,7 @@ FEATURES = (
     "item",
     "row",
     "fact",
+    "summary",
     "first_person",
 )
 
@@ -78,6 +81,12 @@ _METHOD = re.compile(
     re.IGNORECASE,
 )
 _FIRST_PERSON = re.compile(r"\b(I|I'm|I've|I'd|I'll|my|me|we|our|us)\b")
+
+
+def candidate_kinds(question: str) -> frozenset[str]:
+    """Which sentence kinds may answer: every quotable one, but a page's publication date only
+    when the question asks when."""
+    return QUOTABLE if answer_kind(question) == "date" else QUOTABLE - {PUBLISHED}
 
 
 def question_type(question: str) -> str:
@@ -176,7 +185,8 @@ def candidates_and_features(
         for number, (text, kind) in enumerate(pairs):
             if kind not in kinds:
                 continue
-            covered = coverage.of(text)
+            # a sentence under "Homelab" is about the homelab: its heading counts as its words
+            covered = coverage.of(f"{section.heading} {text}")
             candidates.append(
                 Candidate(position, number, text, kind, float(cosines[number]), covered)
             )
@@ -207,6 +217,7 @@ def sentence_features(
         "item": float(kind == "item"),
         "row": float(kind == "row"),
         "fact": float(kind == "fact"),
+        "summary": float(kind == "summary"),
         "first_person": float(bool(_FIRST_PERSON.search(text))),
     }
 

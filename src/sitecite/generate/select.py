@@ -16,12 +16,14 @@ import numpy as np
 from sitecite.generate.compose import Passage
 from sitecite.generate.features import Candidate
 from sitecite.ingest.kinds import DECORATION, HEADING, ITEM, normal_form
+from sitecite.text import content_terms
 from sitecite.types import Section
 
 MAX_LIST_ITEMS = 6
 # A second sentence joins when the ranker scores it within this margin of the lead (odds of
 # e^-margin to one against it): tuned on the real-site dev halves (bench/site_answers.py).
 FOLLOW_MARGIN = 1.0
+COMPLETION_POOL = 5  # a completing sentence is one of the best this many
 _STEPS = re.compile(
     r"\bhow\s+(do|can|should|would)\s+(i|you|we|one)\b|\bhow\s+to\b|\bsteps?\b|\bset\s+up\b",
     re.IGNORECASE,
@@ -53,7 +55,7 @@ def passages_for(
             return [Passage(lead.section_position, (), tuple(steps))]
     passages = [Passage(lead.section_position, (lead.text,))]
     if room_for_follower:
-        follower = _follower(lead, ranked, lead_score)
+        follower = _completing(lead, ranked, question) or _follower(lead, ranked, lead_score)
         if follower is not None:
             passages.append(Passage(follower.section_position, (follower.text,)))
     return merge(passages)
@@ -94,6 +96,26 @@ def _steps_around(section: Section, lead: Candidate) -> list[str]:
     while end < len(kinds) and kinds[end] == ITEM:
         end += 1
     return list(section.sentences[start:end])[:MAX_LIST_ITEMS]
+
+
+def _completing(
+    lead: Candidate, ranked: Sequence[tuple[Candidate, float]], question: str
+) -> Candidate | None:
+    """Among the few best-ranked sentences, the one that covers most of the question's words the
+    lead leaves out: what completes the answer ("...and where do the backups end up?")."""
+    asked = set(content_terms(question))
+    left = asked - set(content_terms(lead.text))
+    if not left or len(left) == len(asked):
+        return None
+    said = normal_form(lead.text)
+    best, gained = None, 0
+    for candidate, _ in ranked[:COMPLETION_POOL]:
+        if candidate is lead or normal_form(candidate.text) == said:
+            continue
+        covered = len(left & set(content_terms(candidate.text)))
+        if covered > gained:
+            best, gained = candidate, covered
+    return best
 
 
 def _follower(

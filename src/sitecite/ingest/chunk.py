@@ -7,7 +7,16 @@ import hashlib
 from dataclasses import dataclass
 
 from sitecite.ingest.ids import Slugger, page_url, section_url
-from sitecite.ingest.kinds import FACT, HEADING, PROSE, mark_duplicates, refine, tidy
+from sitecite.ingest.kinds import (
+    FACT,
+    HEADING,
+    PROSE,
+    PUBLISHED,
+    SUMMARY,
+    mark_duplicates,
+    refine,
+    tidy,
+)
 from sitecite.text import split_sentences
 from sitecite.types import Block, Page, Section
 
@@ -61,11 +70,11 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
 
     intro = [b for b in page.blocks if b.level == 0]
     summary = " ".join(str(page.metadata.get("summary") or "").split())
-    intro_lines = [(summary, PROSE)] if summary else []
+    intro_lines = [(summary, SUMMARY)] if summary else []
     intro_lines += [line for b in intro for line in block_lines(b, default)]
     published = _published(page)
     if published:
-        intro_lines.append((published, FACT))
+        intro_lines.append((published, PUBLISHED))
     if intro_lines:
         slug = "intro" if headed else ""
         sid = f"{page.id}#{slug}" if slug else page.id

@@ -18,6 +18,8 @@ PROSE = "prose"
 ITEM = "item"
 ROW = "row"
 FACT = "fact"
+SUMMARY = "summary"  # the page's own description (frontmatter summary or description)
+PUBLISHED = "published"  # "<title> was published on <date>.", from the frontmatter date
 HEADING = "heading"
 LINK = "link"
 TOC = "toc"
@@ -27,9 +29,9 @@ FRAGMENT = "fragment"
 DECORATION = "decoration"
 DUPLICATE = "duplicate"
 
-QUOTABLE = frozenset({PROSE, ITEM, ROW, FACT})
+QUOTABLE = frozenset({PROSE, ITEM, ROW, FACT, SUMMARY, PUBLISHED})
 KINDS = (
-    *(PROSE, ITEM, ROW, FACT),
+    *(PROSE, ITEM, ROW, FACT, SUMMARY, PUBLISHED),
     *(HEADING, LINK, TOC, CAPTION, LABEL, FRAGMENT, DECORATION, DUPLICATE),
 )
 
