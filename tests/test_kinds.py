@@ -106,7 +106,7 @@ def test_language_rules() -> None:
     assert refine("36 GB RAM", "item") == "item"
     assert tidy("→ → Cloudflare Registrar") == "Cloudflare Registrar"
     assert tidy("🧪  Homelab") == "Homelab"
-    assert QUOTABLE == {"prose", "item", "row", "fact", "summary", "published"}
+    assert {"prose", "item", "row", "fact", "summary", "published"} == QUOTABLE
 
 
 def test_an_author_page_becomes_the_owner_profile(tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ FEATURES = (
     "position",
     "length",
     "novelty",
+    "topicality",
     "asked_noun",
     "names_in_sentence",
     "names_in_section",
@@ -170,7 +171,11 @@ def candidates_and_features(
         span = context.index.sentence_rows(row)
         if not len(span):
             continue
-        cosines = context.index.sentence_vectors[span.start : span.stop] @ vector
+        sentence_vectors = context.index.sentence_vectors[span.start : span.stop]
+        cosines = sentence_vectors @ vector
+        # how much a sentence is about its section as a whole: a summary restates the topic,
+        # an answer is about something narrower
+        topical = sentence_vectors @ context.index.vectors[row]
         where = {
             "section_cosine": float(section_cosines[position]),
             "section_rank": 1.0 / (1.0 + position),
@@ -193,6 +198,7 @@ def candidates_and_features(
             terms = context.index.sentence_terms(row)[number]
             values = sentence_features(asked, text, kind, terms, number)
             values.update(where, cosine=float(cosines[number]), coverage=covered)
+            values["topicality"] = float(topical[number])
             rows.append([values[name] for name in FEATURES])
     return candidates, np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
 
