@@ -158,6 +158,13 @@ def site_groups(embedder: Any, settings: Any, half: str = "dev") -> list[Group]:
     return groups
 
 
+def _scorer(ranker: Any) -> Any:
+    """The ranker's scores for matrices of every feature (what the groups hold)."""
+    from sitecite.generate.features import FEATURES
+
+    return lambda matrix: ranker.scores(matrix, FEATURES)
+
+
 def heuristic_scores(matrix: np.ndarray) -> np.ndarray:
     from sitecite.generate.features import FEATURES
 
@@ -224,7 +231,7 @@ def cross_validate(
         train = [g for g in groups if fold_of(g.key) != fold]
         held = [g for g in groups if fold_of(g.key) == fold]
         ranker = fit(train, names)
-        hits, count = top1(held, ranker.scores)
+        hits, count = top1(held, _scorer(ranker))
         ranker_hits += hits
         heuristic_hits += top1(held, heuristic_scores)[0]
         total += count
@@ -259,7 +266,7 @@ def site_cv(train: Sequence[Group], sites: Sequence[Group], names: Any) -> tuple
     for fold in range(5):
         rest = [g for g in sites if _fold(g.key) != fold]
         ranker = fit([*train, *rest, *rest], names)
-        found, count = top1([g for g in sites if _fold(g.key) == fold], ranker.scores)
+        found, count = top1([g for g in sites if _fold(g.key) == fold], _scorer(ranker))
         hits, total = hits + found, total + count
     return hits, total
 
@@ -280,7 +287,7 @@ def run(write: bool, reuse: bool = False) -> dict[str, Any]:
         ranker = fit(train, names)
         folds = cross_validate(squad, _fold, names)
         rows[name] = {
-            "squad_test": top1(test, ranker.scores),
+            "squad_test": top1(test, _scorer(ranker)),
             "squad_cv": (folds[0], folds[2]),
             "site_cv": site_cv(train, sites, names),
         }

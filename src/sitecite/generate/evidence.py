@@ -122,9 +122,12 @@ class WordCoverage:
             )
 
     def of(self, sentence: str) -> float:
+        return self.of_words({w for w in words(sentence) if w in self.rows})
+
+    def of_words(self, present: frozenset[str] | set[str]) -> float:
+        """Coverage by a sentence given as its words that are in the site's vocabulary."""
         if not self.focus:
             return 1.0
-        present = {w for w in words(sentence) if w in self.rows}
         if self.focus_vectors is None or not present:
             return sum(w in present for w in self.focus) / len(self.focus)
         similarity = self.focus_vectors @ self.word_vectors[[self.rows[w] for w in present]].T

@@ -81,7 +81,9 @@ class ExtractiveGenerator(Generator):
         for part, vector in zip(parts, vectors, strict=True):
             names = part_names(context, part, names)
             kinds = candidate_kinds(part)
-            candidates, matrix = candidates_and_features(context, vector, part, kinds)
+            candidates, matrix = candidates_and_features(
+                context, vector, part, kinds, self.ranker.features
+            )
             ranked = ranked_candidates(candidates, self.ranker.scores(matrix))
             kind = context.answer_kind if len(parts) == 1 else answer_kind(part)
             if kind:

@@ -22,6 +22,7 @@ from sitecite.generate.evidence import WordCoverage, focus_words, proper_names
 from sitecite.ingest.kinds import PUBLISHED, QUOTABLE
 from sitecite.screen import answer_kind
 from sitecite.text import STOPWORDS, content_terms, stem, words
+from sitecite.types import Section
 
 FEATURES = (
     "cosine",
@@ -141,11 +142,11 @@ class Asked:
     question_words: set[str]
 
 
-def read_question(context: Context, question: str) -> Asked:
+def read_question(context: Context, question: str, needs_noun: bool = True) -> Asked:
     index = context.index
     focus = focus_words(question, index.subject_words)
     stems = {stem(word) for word in focus}
-    noun = asked_noun(question)
+    noun = asked_noun(question) if needs_noun else ""
     names = [n.lower() for n in proper_names(question) if not index.is_subject(n)]
     return Asked(
         focus,
@@ -159,11 +160,17 @@ def read_question(context: Context, question: str) -> Asked:
 
 
 def candidates_and_features(
-    context: Context, vector: np.ndarray, question: str, kinds: frozenset[str]
+    context: Context,
+    vector: np.ndarray,
+    question: str,
+    kinds: frozenset[str],
+    names: Sequence[str] = FEATURES,
 ) -> tuple[list[Candidate], np.ndarray]:
-    """Every sentence of the admitted sections whose kind is in `kinds`, and its feature row."""
-    asked = read_question(context, question)
+    """Every sentence of the admitted sections whose kind is in `kinds`, and a row of the named
+    features for each (only those are computed: serving asks for the ranker's few)."""
+    asked = read_question(context, question, "asked_noun" in names)
     coverage = WordCoverage(context, asked.focus)
+    wanted = frozenset(names)
     section_cosines = context.index.vectors[context.rows] @ vector if context.rows else []
     candidates: list[Candidate] = []
     rows: list[list[float]] = []
@@ -173,59 +180,76 @@ def candidates_and_features(
             continue
         sentence_vectors = context.index.sentence_vectors[span.start : span.stop]
         cosines = sentence_vectors @ vector
-        # how much a sentence is about its section as a whole: a summary restates the topic,
-        # an answer is about something narrower
-        topical = sentence_vectors @ context.index.vectors[row]
-        where = {
-            "section_cosine": float(section_cosines[position]),
-            "section_rank": 1.0 / (1.0 + position),
-            "heading_overlap": _share(
-                asked.stems, content_terms(f"{section.title} {section.heading}")
-            ),
-            "names_in_section": _names_in(
-                asked.names, f"{section.title} {section.heading} {section.text}"
-            ),
-        }
+        where = _section_features(asked, section, wanted, float(section_cosines[position]))
+        where["section_rank"] = 1.0 / (1.0 + position)
+        if "topicality" in wanted:
+            # a summary restates its section's topic; an answer is about something narrower
+            topical = sentence_vectors @ context.index.vectors[row]
+        vocabulary = context.index.sentence_vocabulary(row)
         pairs = zip(section.sentences, section.sentence_kinds, strict=True)
         for number, (text, kind) in enumerate(pairs):
             if kind not in kinds:
                 continue
             # a sentence under "Homelab" is about the homelab: its heading counts as its words
-            covered = coverage.of(f"{section.heading} {text}")
+            covered = coverage.of_words(vocabulary[number])
             candidates.append(
                 Candidate(position, number, text, kind, float(cosines[number]), covered)
             )
             terms = context.index.sentence_terms(row)[number]
-            values = sentence_features(asked, text, kind, terms, number)
+            values = sentence_features(asked, text, kind, terms, number, wanted)
             values.update(where, cosine=float(cosines[number]), coverage=covered)
-            values["topicality"] = float(topical[number])
-            rows.append([values[name] for name in FEATURES])
-    return candidates, np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
+            if "topicality" in wanted:
+                values["topicality"] = float(topical[number])
+            rows.append([values[name] for name in names])
+    return candidates, np.asarray(rows, dtype=np.float64).reshape(len(rows), len(names))
+
+
+def _section_features(
+    asked: Asked, section: Section, wanted: frozenset[str], cosine: float
+) -> dict[str, float]:
+    values = {"section_cosine": cosine}
+    if "heading_overlap" in wanted:
+        heading = content_terms(f"{section.title} {section.heading}")
+        values["heading_overlap"] = _share(asked.stems, heading)
+    if "names_in_section" in wanted:
+        text = f"{section.title} {section.heading} {section.text}"
+        values["names_in_section"] = _names_in(asked.names, text)
+    return values
 
 
 def sentence_features(
-    asked: Asked, text: str, kind: str, terms: frozenset[str], number: int
+    asked: Asked,
+    text: str,
+    kind: str,
+    terms: frozenset[str],
+    number: int,
+    wanted: frozenset[str] = frozenset(FEATURES),
 ) -> dict[str, float]:
-    """The features of one sentence that need only the question and the sentence."""
+    """The features of one sentence that need only the question and the sentence; the costly
+    ones only when `wanted`."""
     shared = asked.stems & terms
-    return {
+    values = {
         "overlap": _share(asked.stems, terms),
         "idf_overlap": sum(asked.idf[t] for t in shared) / (sum(asked.idf.values()) or 1.0),
         "position": 1.0 / (1.0 + number),
         "length": math.log1p(len(text.split())),
         "novelty": min(1.0, len(terms - asked.stems) / 8.0),
-        "asked_noun": asked.noun.of(text) if asked.noun.focus else 0.0,
-        "names_in_sentence": _names_in(asked.names, text),
-        "new_detail": float(_has_new_detail(text, asked.question_words)),
-        "type_match": type_match(asked.kind, text),
-        "has_number": float(bool(_NUMBER.search(text))),
-        "has_name": float(bool(_NAME.search(text))),
         "item": float(kind == "item"),
         "row": float(kind == "row"),
         "fact": float(kind == "fact"),
         "summary": float(kind == "summary"),
-        "first_person": float(bool(_FIRST_PERSON.search(text))),
     }
+    costly = {
+        "asked_noun": lambda: asked.noun.of(text) if asked.noun.focus else 0.0,
+        "names_in_sentence": lambda: _names_in(asked.names, text),
+        "new_detail": lambda: float(_has_new_detail(text, asked.question_words)),
+        "type_match": lambda: type_match(asked.kind, text),
+        "has_number": lambda: float(bool(_NUMBER.search(text))),
+        "has_name": lambda: float(bool(_NAME.search(text))),
+        "first_person": lambda: float(bool(_FIRST_PERSON.search(text))),
+    }
+    values.update({name: compute() for name, compute in costly.items() if name in wanted})
+    return values
 
 
 def _share(wanted: set[str], found: Iterable[str]) -> float:

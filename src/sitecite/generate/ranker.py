@@ -12,6 +12,7 @@ sentences means the first answers with odds e^d to one against the second.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -37,16 +38,14 @@ class Ranker:
     intercept: float
     about: dict[str, Any]
 
-    @property
-    def columns(self) -> list[int]:
-        return [FEATURES.index(name) for name in self.features]
-
-    def scores(self, matrix: np.ndarray) -> np.ndarray:
-        """One score per row of a matrix with every feature of FEATURES, in that order."""
+    def scores(self, matrix: np.ndarray, names: Sequence[str] | None = None) -> np.ndarray:
+        """One score per row of a matrix whose columns are the features `names` (by default the
+        ranker's own, in its order)."""
         if matrix.shape[0] == 0:
             return np.zeros(0)
-        chosen = matrix[:, self.columns]
-        return np.asarray(((chosen - self.mean) / self.scale) @ self.coef + self.intercept)
+        if names is not None and tuple(names) != self.features:
+            matrix = matrix[:, [list(names).index(name) for name in self.features]]
+        return np.asarray(((matrix - self.mean) / self.scale) @ self.coef + self.intercept)
 
     def to_json(self) -> dict[str, Any]:
         return {

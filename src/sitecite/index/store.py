@@ -61,6 +61,9 @@ class Index:
     _sentence_terms: dict[int, list[frozenset[str]]] = field(
         default_factory=dict, repr=False, compare=False
     )
+    _sentence_vocabulary: dict[int, list[frozenset[str]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @property
     def id(self) -> str:
@@ -125,6 +128,20 @@ class Index:
         if cached is None:
             cached = [frozenset(content_terms(s)) for s in self.sections[row].sentences]
             self._sentence_terms[row] = cached
+        return cached
+
+    def sentence_vocabulary(self, row: int) -> list[frozenset[str]]:
+        """The vocabulary words of each sentence of section `row` with its heading's, computed
+        once: what word coverage compares with the question."""
+        cached = self._sentence_vocabulary.get(row)
+        if cached is None:
+            section = self.sections[row]
+            heading = {w for w in words(section.heading) if w in self.word_rows}
+            cached = [
+                frozenset(heading | {w for w in words(s) if w in self.word_rows})
+                for s in section.sentences
+            ]
+            self._sentence_vocabulary[row] = cached
         return cached
 
     @cached_property
