@@ -156,13 +156,20 @@ def unknown_names(context: Context) -> list[str]:
 # A lower-case product name: three or more parts joined by dashes, none a stop word
 # ("rehype-prism-plus", "n1-standard-16"; not "day-to-day").
 _PRODUCT = re.compile(r"\b(?!\S*-(?:to|and|of|the|in|a|by|for|on)-)[a-z0-9]+(?:-[a-z0-9]+){2,}\b")
+# "NAS", "RAM", "DNS": an acronym is as often a kind of thing as a name, so a section may answer
+# about it without spelling it out.
+_ACRONYM = re.compile(r"[A-Z]{2,5}s?")
 _REFERS_BACK = re.compile(r"\b(it|its|they|them|their|these|those|this|that)\b", re.IGNORECASE)
 
 
 def part_names(context: Context, part: str, previous: list[str]) -> list[str]:
     """The proper names a part of the question is about (the owner's names aside); a part that
     refers back ("...and what is it built with?") is about the names before it."""
-    names = [n.lower() for n in proper_names(part) if not context.index.is_subject(n)]
+    names = [
+        n.lower()
+        for n in proper_names(part)
+        if not context.index.is_subject(n) and not _ACRONYM.fullmatch(n)
+    ]
     names += [t for t in _PRODUCT.findall(part.lower()) if t in context.index.terms]
     if _REFERS_BACK.search(part):
         names += [n for n in previous if n not in names]

@@ -131,12 +131,14 @@ class Index:
         return cached
 
     def sentence_vocabulary(self, row: int) -> list[frozenset[str]]:
-        """The vocabulary words of each sentence of section `row` with its heading's, computed
-        once: what word coverage compares with the question."""
+        """The vocabulary words of each sentence of section `row` with its page title's and
+        heading's (a sentence under "Homelab" is about the homelab), computed once: what word
+        coverage compares with the question."""
         cached = self._sentence_vocabulary.get(row)
         if cached is None:
             section = self.sections[row]
-            heading = {w for w in words(section.heading) if w in self.word_rows}
+            label = f"{section.title} {section.heading}"
+            heading = {w for w in words(label) if w in self.word_rows}
             cached = [
                 frozenset(heading | {w for w in words(s) if w in self.word_rows})
                 for s in section.sentences

@@ -59,6 +59,9 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
 _LABEL = re.compile(r"^[\w&/().+#-]+(?:\s+[\w&/().+#-]+){0,3}:\s+\S")
 _END = re.compile(r"[.!?…][\"'”’)\]]*$")
 _NORMAL = re.compile(r"[\W_]+")
+_NUMBERED_CAPTION = re.compile(
+    r"^(table|figure|fig\.|chart|plot|image|listing)\s*\d+[a-z]?\s*[:.]", re.I
+)
 
 
 def has_clause(text: str) -> bool:
@@ -100,6 +103,8 @@ def refine(text: str, structural: str) -> str:
         return structural
     if structural == ITEM:
         return ITEM
+    if _NUMBERED_CAPTION.match(text):
+        return CAPTION
     if is_fragment(text):
         return LABEL if _LABEL.match(text) else FRAGMENT
     return PROSE

@@ -85,7 +85,9 @@ class _Item:
         if not self.children:
             return own
         joined = "; ".join(self.children)
-        return f"{own}: {joined}" if own else joined
+        if not own:
+            return joined
+        return f"{own} {joined}" if own.endswith(":") else f"{own}: {joined}"
 
     def kind(self) -> str:
         """A list item is content (a product's name is an answer) unless it is a contents entry
