@@ -16,7 +16,7 @@ USES = """---
 title: Uses
 ---
 
-Here is everything I run at home, from the NAS to the desk.
+Here is everything I run at home.
 
 ## Table of Contents
 
@@ -55,6 +55,15 @@ Deploying the site takes three steps:
 - Push a commit to the main branch.
 """
 
+SCANS = """---
+title: Scanning the internet
+---
+
+## Network Attached Storage (NAS)
+
+Searching for exposed NAS drives produces thousands of results.
+"""
+
 AUTHOR = """---
 name: Robin Vale
 occupation: Site reliability engineer
@@ -73,6 +82,7 @@ def site_engine(
     (root / "uses.md").write_text(USES)
     (root / "notes").mkdir()
     (root / "notes" / "hugo-to-nextjs.md").write_text(MOVE)
+    (root / "notes" / "scans.md").write_text(SCANS)
     (root / "authors").mkdir()
     (root / "authors" / "default.md").write_text(AUTHOR)
     index = root.parent / "index"
@@ -81,9 +91,10 @@ def site_engine(
 
 
 def test_a_list_item_answers_and_says_where_it_comes_from(site_engine: Engine) -> None:
-    result, trace = answer(site_engine, "What NAS does Robin have in the homelab?")
+    result, trace = answer(site_engine, "What hardware is in Robin's homelab?")
     assert not result.refused, trace.checks
-    assert result.answer.startswith("On *Uses › Homelab*: Synology DiskStation DS224+")
+    assert "On *Uses › Homelab*: " in result.answer
+    assert "Synology DiskStation DS224+: 2x recertified 16TB drives" in result.answer
     assert presentable(result.answer, trace.context)[0]
 
 
