@@ -22,6 +22,7 @@ _CITATION = re.compile(r"\s*\[\d+\]")
 _LABEL = re.compile(r"\bOn \*[^*\n]+\*:\s*")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _QUOTES = "\"'“”‘’ "
+_QUOTED = re.compile(r"[\"“](.+)[\"”]\s*([.!?])?")
 
 
 def quoted_pieces(answer: str) -> list[str]:
@@ -30,10 +31,19 @@ def quoted_pieces(answer: str) -> list[str]:
     for line in _CITATION.sub("", answer).splitlines():
         line = _BULLET.sub("", _LABEL.sub("", line)).strip()
         for sentence in split_sentences(line):
-            piece = sentence.strip(_QUOTES)
+            piece = _unquote(sentence.strip())
             if piece:
                 pieces.append(piece)
     return pieces
+
+
+def _unquote(piece: str) -> str:
+    """'"I moved it" .' -> 'I moved it.': the sentence as the page has it."""
+    quoted = _QUOTED.fullmatch(piece)
+    if quoted is None:
+        return piece.strip(_QUOTES)
+    inner, stop = quoted.group(1), quoted.group(2) or ""
+    return inner if inner.endswith((".", "!", "?", "\u2026")) else inner + stop
 
 
 def presentable(answer: str, context: Sequence[Section]) -> tuple[bool, str]:

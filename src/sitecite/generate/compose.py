@@ -44,11 +44,15 @@ def label(section: Section) -> str:
     return f"{title} › {heading.rstrip(':')}"
 
 
-def quote(sentence: str) -> str:
-    """A sentence in the author's first person is shown as their words, in quotation marks."""
-    if _FIRST_PERSON.search(sentence) and not sentence.startswith('"'):
-        return f"\u201c{sentence}\u201d"
-    return sentence
+def cite(sentence: str, n: int) -> str:
+    """A sentence with its citation, ending in a full stop so it reads (and is verified) on its
+    own; in the author's first person it is shown as their words, in quotation marks."""
+    if _FIRST_PERSON.search(sentence) and not sentence.startswith(('"', "\u201c")):
+        body = sentence[:-1] if sentence.endswith(".") else sentence
+        return f"\u201c{body}\u201d [{n}]."
+    if sentence.endswith((".", "!", "?", "\u2026")):
+        return f"{sentence} [{n}]"
+    return f"{sentence} [{n}]."
 
 
 def render(composition: Composition, sections: Sequence[Section]) -> tuple[str, tuple[int, ...]]:
@@ -58,12 +62,14 @@ def render(composition: Composition, sections: Sequence[Section]) -> tuple[str, 
     for passage in composition.passages:
         n = numbers.setdefault(passage.section_position, len(numbers) + 1)
         where = label(sections[passage.section_position])
-        text = " ".join(quote(s) for s in passage.sentences)
+        # every sentence carries its citation, so each can be verified on its own
+        text = " ".join(cite(s, n) for s in passage.sentences)
         if passage.listed:
             items = "\n".join(f"{i}. {item}" for i, item in enumerate(passage.listed, start=1))
-            blocks.append(f"On *{where}*: {text}\n{items} [{n}]".replace("*:  ", "*: "))
+            lead = " ".join(passage.sentences)
+            blocks.append(f"On *{where}*: {lead}\n{items} [{n}]".replace("*:  ", "*: "))
         else:
-            blocks.append(f"On *{where}*: {text} [{n}]")
+            blocks.append(f"On *{where}*: {text}")
     for part in composition.uncovered:
         blocks.append(f"The site doesn't say: {part.rstrip('?')}?")
     separator = "\n" if any(p.listed for p in composition.passages) else " "
