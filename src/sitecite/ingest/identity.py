@@ -129,7 +129,7 @@ def _with_profile(page: Page, owner: str) -> Page:
     title = str(page.metadata.get("title") or name)
     if not lines:
         return dataclasses.replace(page, title=title)
-    profile = Block(2, PROFILE_HEADING, "\n".join(lines), 1, (FACT,) * len(lines))
+    profile = Block(2, PROFILE_HEADING, "\n".join(lines), 1, kinds=(FACT,) * len(lines))
     return dataclasses.replace(page, title=title, blocks=(*page.blocks, profile))
 
 

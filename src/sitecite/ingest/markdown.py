@@ -123,7 +123,7 @@ class _Builder:
         text = "\n".join(p for p, _ in kept).strip()
         if text or self.level:
             kinds = tuple(k for _, k in kept)
-            self.blocks.append(Block(self.level, self.heading, text, self.line, kinds))
+            self.blocks.append(Block(self.level, self.heading, text, self.line, kinds=kinds))
         self.parts, self.kinds = [], []
 
     def part(self, text: str, kind: str) -> None:
@@ -172,9 +172,11 @@ class _Letters:
         return PROSE
 
 
-def _inline_text(token: Token) -> tuple[str, str]:
+def _inline_text(token: Token, keep_struck: bool = False) -> tuple[str, str]:
     """Plain text of an inline token (links keep their text, images their alt, code its content)
-    and its structural kind: prose, a link title, a contents entry, an image caption."""
+    and its structural kind: prose, a link title, a contents entry, an image caption.
+
+    Struck-through text is left out of prose but kept in headings, whose anchors include it."""
     out: list[str] = []
     letters = _Letters()
     struck = links = emphasis = 0
@@ -182,7 +184,7 @@ def _inline_text(token: Token) -> tuple[str, str]:
         kind = child.type
         if kind in ("s_open", "s_close"):
             struck += 1 if kind == "s_open" else -1
-        elif struck:
+        elif struck and not keep_struck:
             continue
         elif kind in ("link_open", "link_close"):
             links += 1 if kind == "link_open" else -1
@@ -219,7 +221,8 @@ def markdown_blocks(
         if kind == "heading_open":
             in_heading = token
         elif kind == "inline" and in_heading is not None:
-            _start_heading(builder, in_heading, _inline_text(token)[0].strip())
+            heading = _inline_text(token, keep_struck=True)[0]
+            _start_heading(builder, in_heading, heading.strip())
             in_heading = None
         elif kind == "inline":
             builder.add(*_inline_text(token))
