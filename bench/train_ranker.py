@@ -58,7 +58,7 @@ FEATURE_SETS = {
     ),
     "every feature": None,
 }
-CHOSEN = "+ lexical overlap"
+CHOSEN = "fitted cosine + coverage"
 
 
 @dataclass

@@ -63,6 +63,12 @@ INSTRUCTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"tweet|letter|email|scraper|bot|app)\b",
         ),
         (
+            "intrusion",
+            r"\b(log(ging)?\s*in(to)?|hack(ing)?|break(ing)?\s+in(to)?|take\s+over|exploit(ing)?)\b"
+            r"[^.?!]{0,60}\b(exposed|someone\s+else'?s|other\s+people'?s|with\s+(its|their|the)\s+"
+            r"default\s+passwords?|without\s+(permission|authori[sz]ation))\b",
+        ),
+        (
             "secrets",
             r"\b(reveal|give|show|leak|share|send|tell|print|dump)\b[^.?!]{0,50}\b(passwords?|"
             r"passphrases?|api[\s-]?keys?|access[\s-]?keys?|secret[\s-]?keys?|private[\s-]?keys?|"
