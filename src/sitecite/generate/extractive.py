@@ -177,10 +177,11 @@ def part_names(context: Context, part: str, previous: list[str]) -> list[str]:
 
 
 def mentions(section: Section, names: list[str]) -> bool:
-    """Whether a section names everything the question names: an answer about Plex must come
-    from a section that mentions Plex."""
+    """Whether a section names something the question names: an answer about Plex must come
+    from a section that mentions Plex. One name is enough: "the Head of Data at Quayline" is
+    answered by a section about Quayline that never says "Head"."""
     text = f"{section.title} {section.heading} {section.text}".lower()
-    return all(name in text for name in names)
+    return not names or any(name in text for name in names)
 
 
 def _support_detail(

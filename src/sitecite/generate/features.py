@@ -50,7 +50,6 @@ FEATURES = (
     "first_person",
 )
 
-QUESTION_TYPES = ("who", "when", "where", "count", "why", "how", "which", "yesno", "what")
 _TYPE_PATTERNS = (
     ("count", r"\bhow\s+(many|much|long|old|often|big|large|fast)\b|\bwhat\s+(number|share)\b"),
     (
@@ -316,7 +315,3 @@ def _idf(context: Context, terms: set[str]) -> dict[str, float]:
     frequency = context.index.term_frequency
     total = max(1, len(context.index.sections))
     return {t: math.log(1.0 + total / (1.0 + frequency.get(t, 0))) for t in terms}
-
-
-def feature_names() -> Sequence[str]:
-    return FEATURES

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 PROSE = "prose"
 ITEM = "item"
@@ -141,7 +141,3 @@ def mark_duplicates(sentences: Sequence[str], kinds: Sequence[str], seen: set[st
             seen.add(key)
         marked.append(kind)
     return marked
-
-
-def quotable(kinds: Iterable[str]) -> list[bool]:
-    return [kind in QUOTABLE for kind in kinds]
