@@ -114,8 +114,8 @@ def test_first_person_is_quoted_and_product_names_with_dots_are_known(
     result, trace = answer(site_engine, "Why did Robin move the site from Hugo to Next.js?")
     assert not result.refused, trace.checks
     assert (
-        "\u201cI moved this site from Hugo to Next.js because I wanted React components "
-        "everywhere\u201d [1]." in result.answer
+        '"I moved this site from Hugo to Next.js because I wanted React components '
+        'everywhere" [1].' in result.answer
     )
 
 

@@ -118,7 +118,7 @@ def test_an_author_page_becomes_the_owner_profile(tmp_path: Path) -> None:
     result = load_site(tmp_path)
     assert result.identity.owner == "Ada Quill"
     profile = next(s for s in result.sections if s.id == "authors/default#profile")
-    assert profile.title == "Ada Quill"
+    assert profile.title == "Ada Quill" and profile.url.endswith("authors/default")
     assert profile.sentences == (
         "Ada Quill writes this site.",
         "Ada Quill — occupation: Engineer; company: Foundry.",

@@ -49,7 +49,7 @@ def cite(sentence: str, n: int) -> str:
     own; in the author's first person it is shown as their words, in quotation marks."""
     if _FIRST_PERSON.search(sentence) and not sentence.startswith(('"', "\u201c")):
         body = sentence[:-1] if sentence.endswith(".") else sentence
-        return f"\u201c{body}\u201d [{n}]."
+        return f'"{body}" [{n}].'
     if sentence.endswith((".", "!", "?", "\u2026")):
         return f"{sentence} [{n}]"
     return f"{sentence} [{n}]."

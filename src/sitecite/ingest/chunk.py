@@ -67,7 +67,11 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
         else page.url or page_url(base_url, route, page.id)
     )
     # URLs land on the id the published page gives a heading; ids stay the GitHub-style slugs.
-    anchors = {slug: block.anchor or slug for slug, block in zip(slugs, page.blocks, strict=True)}
+    # A block with no line in the file (the profile facts ingestion adds) has no anchor there.
+    anchors = {
+        slug: block.anchor or (slug if block.line else "")
+        for slug, block in zip(slugs, page.blocks, strict=True)
+    }
     sections: list[Section] = []
     seen: set[str] = set()  # sentences already on the page: a second copy is a duplicate
     default = FACT if page.kind in ("facts", "data") else PROSE
@@ -76,9 +80,11 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
     summary = " ".join(str(page.metadata.get("summary") or "").split())
     intro_lines = [(summary, SUMMARY)] if summary else []
     intro_lines += [line for b in intro for line in block_lines(b, default)]
-    published = _published(page)
-    if published:
-        intro_lines.append((published, PUBLISHED))
+    # the date is a sentence of the page's first section, not part of its text
+    published = [(_published(page), PUBLISHED)] if _published(page) else []
+    if intro_lines:
+        intro_lines += published
+        published = []
     if intro_lines:
         slug = "intro" if headed else ""
         sid = f"{page.id}#{slug}" if slug else page.id
@@ -88,7 +94,8 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
         if group.words() > LONG_SECTION_WORDS and len(group.blocks) > 1:
             for part in _split(group):
                 slug, block = part[0]
-                lines = _lines(part, default)
+                lines = _lines(part, default) + published
+                published = []
                 if any(kind != HEADING for _, kind in lines):
                     sections.append(
                         _section(
@@ -102,7 +109,8 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
                         )
                     )
         else:
-            lines = _lines(group.blocks, default)
+            lines = _lines(group.blocks, default) + published
+            published = []
             if any(kind != HEADING for _, kind in lines):
                 sections.append(
                     _section(
@@ -231,7 +239,7 @@ def _section(
     seen: set[str],
     kind: str | None = None,
 ) -> Section:
-    text = "\n".join(t for t, _ in lines if t).strip()
+    text = "\n".join(t for t, k in lines if t and k != PUBLISHED).strip()
     sentences, kinds = _sentences(lines, seen)
     metadata = {
         "source": page.source,

@@ -39,13 +39,13 @@ PERSON_KEYS = (
     "mastodon",
     "website",
 )
+PROFILE_HEADING = "Profile"
 CONTACT_KEYS = ("email", "twitter", "github", "linkedin", "mastodon", "website")
 _COPYRIGHT = re.compile(
     r"(?:©|\(c\)|\bcopyright\b)\s*(?:\d{4}(?:\s*[-–]\s*\d{4})?,?\s*)?"
     r"([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){1,2})",
     re.IGNORECASE,
 )
-PROFILE_HEADING = "Profile"
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,8 @@ def _with_profile(page: Page, owner: str) -> Page:
     title = str(page.metadata.get("title") or name)
     if not lines:
         return dataclasses.replace(page, title=title)
-    profile = Block(2, PROFILE_HEADING, "\n".join(lines), 1, kinds=(FACT,) * len(lines))
+    # line 0: the section is not in the file, so its citation links to the page, no anchor
+    profile = Block(2, PROFILE_HEADING, "\n".join(lines), 0, kinds=(FACT,) * len(lines))
     return dataclasses.replace(page, title=title, blocks=(*page.blocks, profile))
 
 
