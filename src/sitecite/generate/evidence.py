@@ -182,14 +182,31 @@ _PART_BREAK = re.compile(
 
 def question_parts(question: str) -> list[str]:
     """A question that asks several things ("Which one, and what did it change?") split into its
-    parts; a part of fewer than three words stays with the one before it."""
+    parts; a part of fewer than three words stays with the one before it, and a statement ("I'd
+    like to send her a gift.") is context for the question beside it, never a part of its own."""
+    pieces = [p.strip(" ,") for p in _PART_BREAK.split(question)]
     parts: list[str] = []
-    for piece in _PART_BREAK.split(question):
-        piece = piece.strip(" ,")
-        if not piece:
-            continue
+    pending = ""  # statements waiting for the question they introduce
+    for piece in (p for p in pieces if p):
         if parts and len(piece.split()) < 3:
             parts[-1] = f"{parts[-1]} {piece}"
+        elif not _asks(piece):
+            pending = f"{pending} {piece}".strip()
         else:
-            parts.append(piece)
+            parts.append(f"{pending} {piece}".strip())
+            pending = ""
+    if pending and parts:
+        parts[-1] = f"{parts[-1]} {pending}"
     return parts or [question]
+
+
+_ASKS = re.compile(
+    r"\?\s*$|^\W*(what|which|who|whom|whose|when|where|why|how|whether|is|are|was|were|do|does|"
+    r"did|can|could|would|should|will|has|have|had|tell|name|list|describe|explain)\b",
+    re.IGNORECASE,
+)
+
+
+def _asks(piece: str) -> bool:
+    """Whether a piece of a question asks something (rather than telling some context)."""
+    return bool(_ASKS.search(piece))
