@@ -11,15 +11,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from sitecite.config import Settings
 from sitecite.embed import Embedder, embedder_for
 from sitecite.errors import InputError
 from sitecite.generate import Context, Generator
 from sitecite.generate.extractive import DEFAULT_COVERAGE_THRESHOLD, DEFAULT_SENTENCE_THRESHOLD
 from sitecite.index.store import Index, load_index
+from sitecite.injection import quarantine_section
 from sitecite.retrieve import search, section_threshold
-from sitecite.screen import screen_question
-from sitecite.types import Answer, Check, Citation, Draft, Trace
+from sitecite.screen import Screen, screen_question
+from sitecite.types import Answer, Check, Citation, Draft, Hit, Section, Trace
 
 REFUSAL = "The site doesn't say. I can only answer from what is published on this site."
 INSTRUCTION_REFUSAL = (
@@ -78,6 +81,11 @@ class Engine:
         generator is rebuilt with them unless the caller supplied its own."""
         return Engine.for_index(index, self.settings, self.embedder, self.fixed_generator)
 
+    def close(self) -> None:
+        """Close the generator's connections, unless the caller supplied (and owns) it."""
+        if self.fixed_generator is None:
+            self.generator.close()
+
 
 def _pick(configured: float | None, stored: object, default: float) -> float:
     """A threshold from settings, else from the index's calibration, else the default."""
@@ -128,7 +136,7 @@ def answer(engine: Engine, question: str, k: int | None = None) -> tuple[Answer,
             f"cosine {engine.threshold:.3f}",
         ),
     ]
-    context_sections = [hit.section for hit in admitted]
+    context_sections: list[Section] = []
 
     mark = time.perf_counter()
     if screen.refuse:
@@ -136,15 +144,9 @@ def answer(engine: Engine, question: str, k: int | None = None) -> tuple[Answer,
     elif not admitted:
         draft = Draft("", (), True, "none", refusal_reason="below_threshold")
     else:
-        context = Context(
-            question,
-            query_vector,
-            engine.index,
-            [engine.index.row_of[s.id] for s in context_sections],
-            context_sections,
-            engine.embedder,
-            screen.answer_kind,
-        )
+        context, check = admitted_context(engine, question, query_vector, admitted, screen)
+        context_sections = context.sections
+        checks.append(check)
         draft = engine.generator.generate(context)
     timings["generate"] = _ms(mark)
     timings.update({f"generate.{step}": ms for step, ms in draft.timings.items()})
@@ -157,18 +159,17 @@ def answer(engine: Engine, question: str, k: int | None = None) -> tuple[Answer,
         for n, hit in ((n, admitted[position]) for n, position in enumerate(draft.cited, start=1))
     )
     refused = draft.refused or not citations
-    text = (
-        (INSTRUCTION_REFUSAL if draft.refusal_reason == "instruction" else REFUSAL)
-        if refused
-        else draft.text
-    )
+    if not refused or (draft.refused and draft.text):
+        text = draft.text  # an answer, or the generator's own refusal (what the site lacks)
+    else:
+        text = INSTRUCTION_REFUSAL if draft.refusal_reason == "instruction" else REFUSAL
     score = sum(c.score for c in citations) / len(citations) if citations and not refused else 0.0
     all_checks = tuple(checks) + draft.checks
     trace = Trace(
         question=question,
         hits=retrieval.hits,
         threshold=engine.threshold,
-        context=tuple(context_sections) if not screen.refuse else (),
+        context=tuple(context_sections),
         generator=draft.generator,
         prompt=draft.prompt,
         raw_output=draft.raw_output,
@@ -182,7 +183,7 @@ def answer(engine: Engine, question: str, k: int | None = None) -> tuple[Answer,
         question=question,
         refused=refused,
         answer=text,
-        citations=() if refused else citations,
+        citations=citations,  # a refusal may point at the sections that discuss the question
         score=score,
         generator=draft.generator,
         latency_ms=timings["total"],
@@ -191,6 +192,32 @@ def answer(engine: Engine, question: str, k: int | None = None) -> tuple[Answer,
         tokens=dict(draft.tokens),
     )
     return result, trace
+
+
+def admitted_context(
+    engine: Engine, question: str, query_vector: np.ndarray, admitted: list[Hit], screen: Screen
+) -> tuple[Context, Check]:
+    """The generator's context: the admitted sections with planted instructions quarantined
+    (sitecite.injection), for every generator alike, and the check that says what was removed."""
+    rows = [engine.index.row_of[hit.section.id] for hit in admitted]
+    quarantined = [quarantine_section(hit.section) for hit in admitted]
+    sections = [section for section, _, _ in quarantined]
+    removed = [(n, text) for n, (_, _, out) in enumerate(quarantined, start=1) for text in out]
+    index = engine.index
+    if removed:
+        index = index.narrowed(rows, sections, [kept for _, kept, _ in quarantined])
+        rows = list(range(len(sections)))
+    check = Check(
+        "source_instructions",
+        not removed,
+        "; ".join(f"[{n}] kept out of the context: '{text[:80]}'" for n, text in removed)
+        if removed
+        else "no source sentence reads as an instruction",
+    )
+    context = Context(
+        question, query_vector, index, rows, sections, engine.embedder, screen.answer_kind
+    )
+    return context, check
 
 
 def _ms(since: float) -> float:

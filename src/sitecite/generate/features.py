@@ -21,7 +21,8 @@ from sitecite.generate.base import Context
 from sitecite.generate.evidence import WordCoverage, focus_words, proper_names
 from sitecite.ingest.kinds import PUBLISHED, QUOTABLE
 from sitecite.screen import answer_kind
-from sitecite.text import STOPWORDS, content_terms, stem, words
+from sitecite.text import STOPWORDS, stem, words
+from sitecite.tokens import content_stems
 from sitecite.types import Section
 
 FEATURES = (
@@ -208,7 +209,7 @@ def _section_features(
 ) -> dict[str, float]:
     values = {"section_cosine": cosine}
     if "heading_overlap" in wanted:
-        heading = content_terms(f"{section.title} {section.heading}")
+        heading = content_stems(f"{section.title} {section.heading}")
         values["heading_overlap"] = _share(asked.stems, heading)
     if "names_in_section" in wanted:
         text = f"{section.title} {section.heading} {section.text}"
@@ -313,5 +314,5 @@ def asked_noun(question: str) -> str:
 def _idf(context: Context, terms: set[str]) -> dict[str, float]:
     """Inverse section frequency of each question term on the whole site (rare words count)."""
     frequency = context.index.term_frequency
-    total = max(1, len(context.index.sections))
+    total = max(1, context.index.site_sections)
     return {t: math.log(1.0 + total / (1.0 + frequency.get(t, 0))) for t in terms}

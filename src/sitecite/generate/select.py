@@ -16,7 +16,7 @@ import numpy as np
 from sitecite.generate.compose import Passage
 from sitecite.generate.features import Candidate
 from sitecite.ingest.kinds import DECORATION, HEADING, ITEM, normal_form
-from sitecite.text import content_terms
+from sitecite.tokens import content_stems
 from sitecite.types import Section
 
 MAX_LIST_ITEMS = 6
@@ -103,8 +103,8 @@ def _completing(
 ) -> Candidate | None:
     """Among the few best-ranked sentences, the one that covers most of the question's words the
     lead leaves out: what completes the answer ("...and where do the backups end up?")."""
-    asked = set(content_terms(question))
-    left = asked - set(content_terms(lead.text))
+    asked = set(content_stems(question))
+    left = asked - set(content_stems(lead.text))
     if not left or len(left) == len(asked):
         return None
     said = normal_form(lead.text)
@@ -112,7 +112,7 @@ def _completing(
     for candidate, _ in ranked[:COMPLETION_POOL]:
         if candidate is lead or normal_form(candidate.text) == said:
             continue
-        covered = len(left & set(content_terms(candidate.text)))
+        covered = len(left & set(content_stems(candidate.text)))
         if covered > gained:
             best, gained = candidate, covered
     return best

@@ -1,4 +1,4 @@
-"""The index directory: plain files plus a manifest (DESIGN.md "Index directory").
+"""The index directory: plain files plus a manifest (docs/index-directory.md).
 
 manifest.json          format, embedder id and dimension, chunker version, times, thresholds
 sections.jsonl         one section per line (row i of every matrix below), each sentence with its
@@ -17,6 +17,7 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -26,7 +27,8 @@ import numpy as np
 
 from sitecite.errors import EmbedderMismatchError, IndexDirError
 from sitecite.index.swap import recover
-from sitecite.text import DEFAULT_STEMMER, DEFAULT_STOPWORDS, content_terms, words
+from sitecite.text import DEFAULT_STEMMER, DEFAULT_STOPWORDS, import_bm25s, words
+from sitecite.tokens import content_stems
 from sitecite.types import Section
 
 FORMAT_VERSION = 2  # 2: sections.jsonl gives every sentence its kind (ingest/kinds.py)
@@ -58,10 +60,8 @@ class Index:
     word_vectors: np.ndarray = field(
         default_factory=lambda: np.zeros((0, 1), dtype=np.float32), repr=False
     )
-    _sentence_terms: dict[int, list[frozenset[str]]] = field(
-        default_factory=dict, repr=False, compare=False
-    )
-    _sentence_vocabulary: dict[int, list[frozenset[str]]] = field(
+    # per-text caches (sentence terms and vocabulary), shared with narrowed views
+    text_cache: dict[str, dict[str, frozenset[str]]] = field(
         default_factory=dict, repr=False, compare=False
     )
 
@@ -97,6 +97,16 @@ class Index:
         return {word: row for row, word in enumerate(self.words)}
 
     @cached_property
+    def subject(self) -> str:
+        """The site owner's name: the one ingestion found (authors, author pages, the profile, a
+        copyright line), else the profile facts' title ("Noor Haddad (profile)"), else ""."""
+        owner = str(self.manifest.get("identity", {}).get("owner") or "")
+        facts = next((s for s in self.sections if s.page_id == "_facts"), None)
+        if owner or facts is None:
+            return owner
+        return facts.title.removesuffix(" (profile)").strip()
+
+    @cached_property
     def subject_words(self) -> frozenset[str]:
         """Words of the site owner's names (the identity ingestion found, and the profile facts'
         title); any question may use them without them being what it asks about."""
@@ -114,37 +124,45 @@ class Index:
         )
 
     @cached_property
+    def site_sections(self) -> int:
+        """How many sections the whole site has (a narrowed view keeps the site's count)."""
+        return len(self.sections)
+
+    @cached_property
     def term_frequency(self) -> dict[str, int]:
         """How many sections each stemmed content term occurs in: what makes a word rare."""
         counts: dict[str, int] = {}
         for section in self.sections:
-            for term in set(content_terms(section.embed_text)):
+            for term in set(content_stems(section.embed_text)):
                 counts[term] = counts.get(term, 0) + 1
         return counts
 
     def sentence_terms(self, row: int) -> list[frozenset[str]]:
-        """The stemmed content terms of each sentence of section `row`, computed once."""
-        cached = self._sentence_terms.get(row)
-        if cached is None:
-            cached = [frozenset(content_terms(s)) for s in self.sections[row].sentences]
-            self._sentence_terms[row] = cached
-        return cached
+        """The stemmed content terms of each sentence of section `row` (cached by text, and the
+        cache shared with every narrowed view of this index)."""
+        cache = self.text_cache.setdefault("terms", {})
+        found = []
+        for sentence in self.sections[row].sentences:
+            if sentence not in cache:
+                cache[sentence] = frozenset(content_stems(sentence))
+            found.append(cache[sentence])
+        return found
 
     def sentence_vocabulary(self, row: int) -> list[frozenset[str]]:
         """The vocabulary words of each sentence of section `row` with its page title's and
-        heading's (a sentence under "Homelab" is about the homelab), computed once: what word
-        coverage compares with the question."""
-        cached = self._sentence_vocabulary.get(row)
-        if cached is None:
-            section = self.sections[row]
-            label = f"{section.title} {section.heading}"
-            heading = {w for w in words(label) if w in self.word_rows}
-            cached = [
-                frozenset(heading | {w for w in words(s) if w in self.word_rows})
-                for s in section.sentences
-            ]
-            self._sentence_vocabulary[row] = cached
-        return cached
+        heading's (a sentence under "Homelab" is about the homelab): what word coverage compares
+        with the question. Cached by text like `sentence_terms`."""
+        cache = self.text_cache.setdefault("vocabulary", {})
+        section = self.sections[row]
+        label = f"{section.title} {section.heading}"
+        if label not in cache:
+            cache[label] = frozenset(w for w in words(label) if w in self.word_rows)
+        found = []
+        for sentence in section.sentences:
+            if sentence not in cache:
+                cache[sentence] = frozenset(w for w in words(sentence) if w in self.word_rows)
+            found.append(cache[label] | cache[sentence])
+        return found
 
     @cached_property
     def acronyms(self) -> frozenset[str]:
@@ -187,6 +205,36 @@ class Index:
     def sentence_rows(self, row: int) -> range:
         return range(int(self.sentence_offsets[row]), int(self.sentence_offsets[row + 1]))
 
+    def narrowed(
+        self, rows: Sequence[int], sections: Sequence[Section], kept: Sequence[Sequence[int]]
+    ) -> Index:
+        """This index seen through one question's context: only the sections at `rows`,
+        replaced by `sections` whose sentences are the ones at `kept` (the pipeline's
+        quarantine), row i of the result being the i-th of them. Site-wide knowledge (the
+        vocabulary, its vectors, BM25, the site owner's name) is shared, not recomputed."""
+        vectors = [
+            self.sentence_vectors[self.sentence_rows(r).start + np.asarray(k, dtype=np.int64)]
+            for r, k in zip(rows, kept, strict=True)
+        ]
+        offsets = np.concatenate([[0], np.cumsum([len(k) for k in kept])]).astype(np.int64)
+        dim = self.sentence_vectors.shape[1] if self.sentence_vectors.ndim == 2 else 1
+        view = Index(
+            self.path,
+            self.manifest,
+            list(sections),
+            self.vectors[list(rows)],
+            np.vstack(vectors) if vectors else np.zeros((0, dim), dtype=np.float32),
+            offsets,
+            self.bm25,
+            self.words,
+            self.word_vectors,
+        )
+        shared = ("vocabulary", "word_set", "word_rows", "subject", "subject_words", "page_ids")
+        site_wide = ("terms", "acronyms", "term_frequency", "site_sections", "text_cache")
+        for name in (*shared, *site_wide):
+            view.__dict__[name] = getattr(self, name)  # cached_property values, shared
+        return view
+
 
 def read_manifest(path: Path) -> dict[str, Any]:
     manifest_path = Path(path) / MANIFEST
@@ -198,11 +246,19 @@ def read_manifest(path: Path) -> dict[str, Any]:
         ) from exc
     except (OSError, ValueError) as exc:
         raise IndexDirError(f"{manifest_path}: unreadable manifest ({exc})") from exc
+    if not isinstance(manifest, dict):
+        raise IndexDirError(f"{manifest_path}: corrupt manifest (not a JSON object); rebuild it")
     if manifest.get("format_version") != FORMAT_VERSION:
         raise IndexDirError(
             f"{path}: index format {manifest.get('format_version')} is not {FORMAT_VERSION} (it "
             "was built by another version of sitecite); rebuild it with `sitecite index "
             f"CONTENT_DIR --index {path}`"
+        )
+    embedder = manifest.get("embedder")
+    if not isinstance(embedder, dict) or not isinstance(embedder.get("id"), str):
+        raise IndexDirError(
+            f"{manifest_path}: corrupt manifest (no embedder id); rebuild the index with "
+            "`sitecite index --rebuild`"
         )
     return dict(manifest)
 
@@ -246,9 +302,15 @@ def load_index(path: str | Path, embedder_id: str | None = None, with_bm25: bool
         raise IndexDirError(f"{path}: vectors and sections disagree in length; rebuild the index")
     bm25 = None
     if with_bm25 and sections:
-        import bm25s
+        bm25s = import_bm25s()
 
-        bm25 = bm25s.BM25.load(str(path / BM25_DIR), load_corpus=False, show_progress=False)
+        try:
+            bm25 = bm25s.BM25.load(str(path / BM25_DIR), load_corpus=False, show_progress=False)
+        except (OSError, ValueError, KeyError) as exc:
+            raise IndexDirError(
+                f"{path}: the BM25 index ({BM25_DIR}/) is missing or corrupt ({exc}); "
+                "rebuild the index with `sitecite index --rebuild`"
+            ) from exc
     return Index(
         path, manifest, sections, vectors, sentence_vectors, offsets, bm25, words, word_vectors
     )

@@ -31,11 +31,13 @@ from sitecite.serve import api
 from sitecite.serve.cors import CorsMiddleware
 from sitecite.serve.errors import EXCEPTION_HANDLERS, ApiError
 from sitecite.serve.how import how_page
-from sitecite.serve.limits import ClientAddress, RateLimiter
+from sitecite.serve.lab import LabPage
+from sitecite.serve.limits import ClientAddress
 from sitecite.serve.live import LiveEngine
 from sitecite.serve.openapi import openapi_schema
-from sitecite.serve.pages import PAGE_HEADERS, home_page, lab_placeholder, site_page
+from sitecite.serve.pages import PAGE_HEADERS, home_page, site_page
 from sitecite.serve.service import AnswerService, ServerState
+from sitecite.serve.shared import shared_state
 
 log = logging.getLogger("sitecite.serve")
 
@@ -45,14 +47,13 @@ API_ROUTES = {"/api/ask": "POST", "/api/health": "GET"}
 
 
 def load_engine(index_dir: Path, settings: Settings) -> Engine:
-    """The engine for serving: torch on `serve.torch_threads` threads and numpy's BLAS on one
+    """The engine for serving: the embedder on `torch_threads` threads and numpy's BLAS on one
     (on two cores a second BLAS thread made a 10k-section search 3x slower under load), model
     warmed up."""
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1, user_api="blas")
-    serving = settings.model_copy(update={"torch_threads": settings.serve.torch_threads})
-    engine = Engine.load(index_dir, serving)
+    engine = Engine.load(index_dir, settings)
     answer(engine, "warm up")
     return engine
 
@@ -66,10 +67,10 @@ def create_app(
         client_address = ClientAddress(settings.serve.trusted_proxies, settings.serve.proxy_header)
     except ValueError as error:
         raise ConfigError(f"bad setting 'serve.trusted_proxies': {error}") from error
+    shared = shared_state(settings.serve)
     live = LiveEngine(index_dir, engine or load_engine(index_dir, settings))
-    service = AnswerService(live, settings.serve)
-    limiter = RateLimiter(settings.serve.rate_limit_per_minute)
-    state = ServerState(index_dir, settings, service, limiter, client_address)
+    service = AnswerService(live, settings.serve, shared)
+    state = ServerState(index_dir, settings, service, client_address)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -78,7 +79,7 @@ def create_app(
             yield
         finally:
             watcher.cancel()
-            service.close()
+            await service.close()
 
     app = Starlette(
         routes=_routes(state),
@@ -129,12 +130,13 @@ def _routes(state: ServerState) -> list[BaseRoute]:
     async def how(_: Request) -> Response:
         return html(how_page(state.service.live.current.engine))
 
-    async def lab(_: Request) -> Response:
-        loop = asyncio.get_running_loop()
-        page, reason = await loop.run_in_executor(None, _latest_lab, state.index_dir)
-        if page is None:
-            return html(lab_placeholder(state.index_dir, reason))
-        return HTMLResponse(page, headers={"X-Content-Type-Options": "nosniff"})
+    lab_page = LabPage(state.index_dir)
+
+    async def lab(request: Request) -> Response:
+        await api.check_rate_limit(request, state, "lab")
+        page, cached = await lab_page.page(state.service.live.current.key)
+        headers = {**PAGE_HEADERS, "X-Sitecite-Cache": "hit" if cached else "miss"}
+        return HTMLResponse(page, headers=headers)
 
     async def site(request: Request) -> Response:
         path = "/" + request.path_params["path"]
@@ -158,16 +160,3 @@ def _routes(state: ServerState) -> list[BaseRoute]:
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         Route("/{path:path}", site, methods=["GET"]),
     ]
-
-
-def _latest_lab(index_dir: Path) -> tuple[str | None, str]:
-    """The lab page of the latest evaluation run, or None and why not."""
-    try:
-        from sitecite.eval.lab import latest_lab_html
-    except ImportError:
-        return None, ""
-    try:
-        return latest_lab_html(index_dir), ""
-    except Exception as error:  # a broken run record must not take the page down
-        log.error("rendering the lab page failed: %s", error, exc_info=error)
-        return None, f"The latest run could not be shown: {error}"
