@@ -1,6 +1,7 @@
 """Contextual word-piece vectors of the bundled model, for verification to compare a claim with
-its source word by word (BERTScore-style): "dwellers" in "city dwellers" lands near "residents"
-in "the city's residents", while an added detail ("which he wrote himself") lands near nothing.
+its source word by word (BERTScore-style, sitecite.verify.contextual; the shipped support
+model does not read these matches: they did not help, README "Verification of model-written
+answers").
 
 The vectors are MiniLM's hidden states after its first LAYERS layers (the graph of
 bert_graph.py, stopped before pooling), run with 8-bit weights (onnxruntime's dynamic
