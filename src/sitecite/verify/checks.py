@@ -18,7 +18,6 @@ from sitecite.facts import Fact, facts, holds, reversed_change
 from sitecite.polarity import clauses, conflict, denies_whole
 from sitecite.tokens import names
 from sitecite.verify.align import Alignment
-from sitecite.verify.features import uncited_gain
 from sitecite.verify.sources import Evidence, Reading
 
 _POSSESSIVE = re.compile(r"['’]s?$")
@@ -47,11 +46,13 @@ def findings(alignment: Alignment, cited: Sequence[int], evidence: Evidence) -> 
     return found
 
 
-def fatal(alignment: Alignment, cited: Sequence[int], evidence: Evidence) -> dict[str, str]:
-    """The exact checks never wrong on the dev halves (see ELSEWHERE), by check."""
+def fatal(
+    alignment: Alignment, cited: Sequence[int], evidence: Evidence, gain: float
+) -> dict[str, str]:
+    """The exact checks never wrong on the dev halves (see ELSEWHERE), by check; `gain` is
+    the claim's uncited_gain."""
     claim = alignment.claim
     out = {}
-    gain = uncited_gain(claim, cited, evidence)
     if gain >= ELSEWHERE:
         out["citations"] = (
             f"an uncited section says this, not the cited one ({gain:.0%} of its weight)"

@@ -53,12 +53,13 @@ def lexical_features(
     claim: Reading,
     findings: dict[str, str],
     coverage: tuple[float, int, int],
-    cited: Sequence[int],
+    gain: float,
     pair: Sequence[Reading],
     evidence: Evidence,
 ) -> dict[str, float]:
     """The features of LEXICAL for one claim: `coverage` is (mean coverage, uncovered words,
-    most of them in a row), `pair` the one or two sentences it rests on most."""
+    most of them in a row), `gain` its uncited_gain, `pair` the one or two sentences it rests
+    on most."""
     polarity = findings.get("polarity", "")
     named = findings.get("names", "")
     return {
@@ -72,7 +73,7 @@ def lexical_features(
         "polarity": float(polarity.startswith(("denies", "affirms", "swaps"))),
         "quantity": float(polarity.startswith(("'", "superlative"))),
         "reason": float(polarity.startswith("gives a reason")),
-        "uncited_gain": uncited_gain(claim, cited, evidence),
+        "uncited_gain": gain,
         "negations": float(
             _negations(claim.text) - max((_negations(r.text) for r in pair), default=0)
         ),

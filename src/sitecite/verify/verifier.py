@@ -30,7 +30,7 @@ from sitecite.verify.align import Alignment, align, longest_run, soft_coverage
 from sitecite.verify.checks import fatal, findings, recites
 from sitecite.verify.contextual import Match, candidates, contextual_features, match
 from sitecite.verify.draft import DraftSentence, draft_sentences, join, meta_clauses, renumbered
-from sitecite.verify.features import lexical_features, relative
+from sitecite.verify.features import lexical_features, relative, uncited_gain
 from sitecite.verify.model import SupportModel, shipped_model
 from sitecite.verify.sources import Evidence, Reading, read
 
@@ -49,6 +49,7 @@ class SentenceVerdict:
     coverage: float = 1.0
     uncovered: list[str] = field(default_factory=list)
     run: int = 0  # uncovered words in a row
+    elsewhere: float = 0.0  # how much more of it an uncited section says (uncited_gain)
     features: dict[str, float] | None = field(default=None, repr=False)  # the model's inputs
     probability: float = 0.0  # of being unsupported, by the support model
     alignment: Alignment | None = field(default=None, repr=False)
@@ -156,7 +157,7 @@ class Verifier:
                 alignment.claim,
                 verdict.findings,
                 (coverage, len(uncovered), run),
-                verdict.cited,
+                verdict.elsewhere,
                 pair,
                 evidence,
             )
@@ -223,7 +224,8 @@ class Verifier:
         alignment = align(claim, cited, evidence)
         verdict.alignment = alignment
         verdict.findings = findings(alignment, cited, evidence)
-        verdict.problems |= fatal(alignment, cited, evidence)
+        verdict.elsewhere = uncited_gain(claim, cited, evidence)
+        verdict.problems |= fatal(alignment, cited, evidence, verdict.elsewhere)
         return verdict
 
     def _checks(self, verdicts: list[SentenceVerdict], ms: float) -> list[Check]:
