@@ -16,16 +16,15 @@ layers; so the shipped model does not use them, and no encoder runs when it answ
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from sitecite.embed.contextual import Encoded
-from sitecite.facts import holds
 from sitecite.tokens import Token, tokenize
 from sitecite.verify.align import Alignment
+from sitecite.verify.features import lexical_score, rare
 from sitecite.verify.sources import Evidence, Reading
 
 CANDIDATES = 3  # cited sentences (best lexical matches first) a claim is compared with
@@ -81,13 +80,6 @@ def candidates(
     return chosen
 
 
-def lexical_score(claim: Reading, reading: Reading, evidence: Evidence) -> float:
-    """The claim's rare words (idf) and figures a sentence shares."""
-    shared = claim.stems & reading.stems
-    figures = sum(holds(f, reading.facts) for f in claim.facts if not f.weak)
-    return sum(evidence.weight(s) or 1.0 for s in shared) + 2.0 * figures
-
-
 def match(
     claim: Reading, encoded: Encoded, sources: Sequence[Encoded], evidence: Evidence
 ) -> Match:
@@ -137,12 +129,6 @@ def contextual_features(found: Match) -> dict[str, float]:
             sum(bool(w) and t.text[:1].isupper() for w, t in zip(weak, found.tokens, strict=True))
         ),
     }
-
-
-def rare(evidence: Evidence) -> float:
-    """The weight of a word no context sentence uses."""
-    total = sum(len(s.sentences) for s in evidence.sections)
-    return math.log(1 + (total + 1) / 0.5)
 
 
 def _weighted(best: np.ndarray, weights: np.ndarray) -> float:

@@ -9,12 +9,12 @@ its sources than its neighbours stands out).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from sitecite.facts import holds
 from sitecite.polarity import NEGATORS
 from sitecite.tokens import names, tokenize
-from sitecite.verify.contextual import CONTEXTUAL, lexical_score, rare
 from sitecite.verify.sources import Evidence, Reading
 
 LEXICAL = (
@@ -46,7 +46,6 @@ RELATIVE = (
     "match_mean",
     "weak_share",
 )
-KNOWN = (*LEXICAL, *CONTEXTUAL, *(f"relative_{n}" for n in RELATIVE), "claims")
 
 
 def lexical_features(
@@ -129,3 +128,16 @@ def uncited_gain(claim: Reading, cited: Sequence[int], evidence: Evidence) -> fl
 def _negations(text: str) -> int:
     """Negations in a text ("not", "never", "without", "n't")."""
     return sum(t.lower in NEGATORS or t.lower.endswith(("n't", "n’t")) for t in tokenize(text))
+
+
+def lexical_score(claim: Reading, reading: Reading, evidence: Evidence) -> float:
+    """The claim's rare words (idf) and figures a sentence shares."""
+    shared = claim.stems & reading.stems
+    figures = sum(holds(f, reading.facts) for f in claim.facts if not f.weak)
+    return sum(evidence.weight(s) or 1.0 for s in shared) + 2.0 * figures
+
+
+def rare(evidence: Evidence) -> float:
+    """The weight of a word no context sentence uses."""
+    total = sum(len(s.sentences) for s in evidence.sections)
+    return math.log(1 + (total + 1) / 0.5)

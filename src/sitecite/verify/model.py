@@ -22,9 +22,10 @@ import numpy as np
 
 from sitecite.errors import SiteciteError
 from sitecite.verify.contextual import CONTEXTUAL
-from sitecite.verify.features import KNOWN
+from sitecite.verify.features import LEXICAL, RELATIVE
 
 MODEL_FILE = "support_model.json"
+KNOWN = (*LEXICAL, *CONTEXTUAL, *(f"relative_{n}" for n in RELATIVE), "claims")
 
 
 @dataclass(frozen=True)
