@@ -1,0 +1,33 @@
+"""The question log: what visitors asked, what they were told, and what they thought of it.
+
+privacy.py   redaction of e-mail addresses, phone and card numbers; the daily visitor hash
+store.py     the SQLite file beside the index: write, read, feedback, retention by deletion
+
+The server writes it (sitecite.serve.log, off the answer path); the lab and `sitecite gaps`
+read it (sitecite.eval.gaps).
+"""
+
+from __future__ import annotations
+
+from sitecite.asklog.privacy import VisitorHasher, redact
+from sitecite.asklog.store import (
+    REASONS,
+    AskRecord,
+    Feedback,
+    LoggedAsk,
+    QuestionLog,
+    QuestionLogError,
+    log_path,
+)
+
+__all__ = [
+    "REASONS",
+    "AskRecord",
+    "Feedback",
+    "LoggedAsk",
+    "QuestionLog",
+    "QuestionLogError",
+    "VisitorHasher",
+    "log_path",
+    "redact",
+]
