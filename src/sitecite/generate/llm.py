@@ -200,9 +200,11 @@ class LLMGenerator(Generator):
             if removed
             else "no source sentence reads as an instruction",
         )
-        return Prepared(
-            build_messages(context.question, sources, _subject(context)), evidence, check
+        history = [(turn.question, turn.answer) for turn in context.history]
+        messages = build_messages(
+            context.asked or context.question, sources, _subject(context), history
         )
+        return Prepared(messages, evidence, check)
 
     def verify(
         self,
