@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from html import escape
 from importlib import resources
 from pathlib import Path
 
@@ -30,10 +31,13 @@ from sitecite.pipeline import Engine, answer
 from sitecite.serve import api
 from sitecite.serve.cors import CorsMiddleware
 from sitecite.serve.errors import EXCEPTION_HANDLERS, ApiError
+from sitecite.serve.feedback import feedback
 from sitecite.serve.how import how_page
 from sitecite.serve.limits import ClientAddress, RateLimiter
 from sitecite.serve.live import LiveEngine
+from sitecite.serve.notify import DigestNotifier, follow_digests
 from sitecite.serve.openapi import openapi_schema
+from sitecite.serve.owner import OwnerLoop
 from sitecite.serve.pages import PAGE_HEADERS, home_page, lab_placeholder, site_page
 from sitecite.serve.service import AnswerService, ServerState
 
@@ -41,7 +45,12 @@ log = logging.getLogger("sitecite.serve")
 
 VERSION = "0.1.0"
 STATIC_DIR = Path(str(resources.files("sitecite.serve") / "static"))
-API_ROUTES = {"/api/ask": "POST", "/api/health": "GET"}
+API_ROUTES = {
+    "/api/ask": "POST",
+    "/api/health": "GET",
+    "/api/feedback": "POST",
+    "/api/starters": "GET",
+}
 
 
 def load_engine(index_dir: Path, settings: Settings) -> Engine:
@@ -66,19 +75,27 @@ def create_app(
         client_address = ClientAddress(settings.serve.trusted_proxies, settings.serve.proxy_header)
     except ValueError as error:
         raise ConfigError(f"bad setting 'serve.trusted_proxies': {error}") from error
+    owner = OwnerLoop.create(index_dir, settings)
     live = LiveEngine(index_dir, engine or load_engine(index_dir, settings))
-    service = AnswerService(live, settings.serve)
+    service = AnswerService(live, settings.serve, owner.budget)
     limiter = RateLimiter(settings.serve.rate_limit_per_minute)
-    state = ServerState(index_dir, settings, service, limiter, client_address)
+    state = ServerState(index_dir, settings, service, limiter, client_address, owner)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        watcher = asyncio.create_task(_follow_index(service, settings.serve.index_poll_seconds))
+        tasks = [asyncio.create_task(_follow_index(service, settings.serve.index_poll_seconds))]
+        if settings.serve.notify_url and owner.log_file is not None:
+            notifier = DigestNotifier(
+                settings.serve.notify_url, settings.serve.notify_hour, owner.log_file
+            )
+            tasks.append(asyncio.create_task(follow_digests(notifier, lambda: live.current.engine)))
         try:
             yield
         finally:
-            watcher.cancel()
+            for task in tasks:
+                task.cancel()
             service.close()
+            owner.close()
 
     app = Starlette(
         routes=_routes(state),
@@ -132,9 +149,17 @@ def _routes(state: ServerState) -> list[BaseRoute]:
     async def lab(_: Request) -> Response:
         loop = asyncio.get_running_loop()
         page, reason = await loop.run_in_executor(None, _latest_lab, state.index_dir)
+        traffic = await _traffic_html(state, page, reason)
+        if traffic is not None:
+            return HTMLResponse(traffic, headers={"X-Content-Type-Options": "nosniff"})
         if page is None:
             return html(lab_placeholder(state.index_dir, reason))
         return HTMLResponse(page, headers={"X-Content-Type-Options": "nosniff"})
+
+    async def starters(_: Request) -> Response:
+        generation = state.service.live.current
+        questions = await state.owner.starters(generation.key, generation.engine)
+        return JSONResponse({"questions": questions}, headers={"Cache-Control": "no-store"})
 
     async def site(request: Request) -> Response:
         path = "/" + request.path_params["path"]
@@ -149,6 +174,8 @@ def _routes(state: ServerState) -> list[BaseRoute]:
     return [
         Route("/api/ask", api.ask, methods=[API_ROUTES["/api/ask"]]),
         Route("/api/health", api.health, methods=[API_ROUTES["/api/health"]]),
+        Route("/api/feedback", feedback, methods=[API_ROUTES["/api/feedback"]]),
+        Route("/api/starters", starters, methods=[API_ROUTES["/api/starters"]]),
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/widget.js", widget, methods=["GET"]),
         Route("/favicon.ico", favicon, methods=["GET"]),
@@ -158,6 +185,31 @@ def _routes(state: ServerState) -> list[BaseRoute]:
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         Route("/{path:path}", site, methods=["GET"]),
     ]
+
+
+async def _traffic_html(state: ServerState, page: str | None, reason: str) -> str | None:
+    """The lab page with its section on visitors (None without a question log)."""
+    from sitecite.eval.gaps_html import insert_section, traffic_page, traffic_section
+
+    try:
+        report = await state.owner.traffic(state.service.live.current.engine)
+    except Exception as error:  # a broken log must not take the page down
+        log.error("reading the question log for the lab failed: %s", error, exc_info=error)
+        return None
+    if report is None:
+        return None
+    budget = state.owner.budget.state()
+    if page is not None:
+        return insert_section(page, traffic_section(report, budget))
+    note = (
+        escape(reason)
+        if reason
+        else (
+            "No evaluation run yet: run <code>sitecite eval QUESTIONS.json --index "
+            f"{escape(str(state.index_dir))}</code> and its results appear here too."
+        )
+    )
+    return traffic_page(report, budget, note)
 
 
 def _latest_lab(index_dir: Path) -> tuple[str | None, str]:

@@ -11,15 +11,22 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sitecite.config import ServeSettings, Settings
 from sitecite.pipeline import Engine, answer
+from sitecite.serve.budget import LLMBudget
 from sitecite.serve.cache import AnswerCache, Key
 from sitecite.serve.limits import ClientAddress, RateLimiter
 from sitecite.serve.live import LiveEngine
+from sitecite.types import Turn
+
+if TYPE_CHECKING:
+    from sitecite.serve.owner import OwnerLoop
 
 log = logging.getLogger("sitecite.serve")
 
@@ -34,19 +41,23 @@ class Served:
 
 
 class AnswerService:
-    def __init__(self, live: LiveEngine, settings: ServeSettings) -> None:
+    def __init__(
+        self, live: LiveEngine, settings: ServeSettings, budget: LLMBudget | None = None
+    ) -> None:
         self.live = live
+        self.budget = budget or LLMBudget(0)
         self.cache = AnswerCache(settings.cache_size, settings.cache_ttl_seconds)
         self.pool = ThreadPoolExecutor(
             max_workers=settings.workers, thread_name_prefix="sitecite-answer"
         )
         self._in_flight: dict[Key, asyncio.Future[bytes]] = {}
 
-    async def ask(self, question: str) -> Served:
-        """Answer a clean question with the engine current on arrival, or from the cache."""
+    async def ask(self, question: str, history: Sequence[Turn] = ()) -> Served:
+        """Answer a clean question (read with the conversation's earlier turns) with the engine
+        current on arrival, or from the cache."""
         generation = self.live.current
         index_id = generation.engine.index.id
-        key = (generation.key, question)
+        key = (generation.key, question + _history_key(history))
         cached = self.cache.get(key)
         if cached is not None:
             return Served(cached, "hit", index_id)
@@ -56,7 +67,9 @@ class AnswerService:
             status = "miss"
             loop = asyncio.get_running_loop()
             pending = asyncio.ensure_future(
-                loop.run_in_executor(self.pool, _answer_json, generation.engine, question)
+                loop.run_in_executor(
+                    self.pool, _answer_json, generation.engine, question, history, self.budget
+                )
             )
             self._in_flight[key] = pending
             pending.add_done_callback(lambda done: self._settle(key, done))
@@ -91,8 +104,24 @@ class ServerState:
     service: AnswerService
     limiter: RateLimiter
     client_address: ClientAddress
+    owner: OwnerLoop
 
 
-def _answer_json(engine: Engine, question: str) -> bytes:
-    result, _trace = answer(engine, question)
+def _answer_json(
+    engine: Engine, question: str, history: Sequence[Turn], budget: LLMBudget
+) -> bytes:
+    result, trace = answer(
+        engine, question, history=history, generator=budget.generator_for(engine)
+    )
+    budget.spend(result, trace)
     return json.dumps(result.to_json(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _history_key(history: Sequence[Turn]) -> str:
+    """What of the history can change an answer: every turn's question, answer and citations
+    (the LLM generator reads the answers), so two conversations share a cached answer only
+    when they are the same."""
+    if not history:
+        return ""
+    turns = [[t.question, t.answer, list(t.cited)] for t in history]
+    return "\x00" + json.dumps(turns, ensure_ascii=False, separators=(",", ":"))
