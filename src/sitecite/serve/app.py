@@ -151,7 +151,7 @@ def _routes(state: ServerState) -> list[BaseRoute]:
         page, reason = await loop.run_in_executor(None, _latest_lab, state.index_dir)
         traffic = await _traffic_html(state, page, reason)
         if traffic is not None:
-            return HTMLResponse(traffic, headers={"X-Content-Type-Options": "nosniff"})
+            return HTMLResponse(traffic, headers=PAGE_HEADERS)
         if page is None:
             return html(lab_placeholder(state.index_dir, reason))
         return HTMLResponse(page, headers={"X-Content-Type-Options": "nosniff"})
@@ -205,11 +205,12 @@ async def _traffic_html(state: ServerState, page: str | None, reason: str) -> st
         escape(reason)
         if reason
         else (
-            "No evaluation run yet: run <code>sitecite eval QUESTIONS.json --index "
-            f"{escape(str(state.index_dir))}</code> and its results appear here too."
+            "No evaluation run yet. Run one, and its results appear here too: <code>sitecite "
+            f"eval examples/questions.json --index {escape(str(state.index_dir))}</code>"
         )
     )
-    return traffic_page(report, budget, note)
+    widget = '<script src="/widget.js" data-endpoint="/api/ask" data-button="false" defer></script>'
+    return traffic_page(report, budget, note).replace("</body>", widget + "</body>")
 
 
 def _latest_lab(index_dir: Path) -> tuple[str | None, str]:
