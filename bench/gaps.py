@@ -32,9 +32,7 @@ THRESHOLDS = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75)
 def pairwise(groups: Sequence[Sequence[int]], labels: Sequence[str]) -> dict[str, float]:
     """Pairwise precision, recall and F1 of a grouping against true labels."""
     found = {pair for group in groups for pair in combinations(sorted(group), 2)}
-    truth = {
-        (i, j) for i, j in combinations(range(len(labels)), 2) if labels[i] == labels[j]
-    }
+    truth = {(i, j) for i, j in combinations(range(len(labels)), 2) if labels[i] == labels[j]}
     both = len(found & truth)
     precision = both / len(found) if found else 1.0
     recall = both / len(truth) if truth else 1.0
@@ -72,9 +70,7 @@ def main() -> int:
     results: dict[str, Any] = {"dev": {}, "default_threshold": GROUP_THRESHOLD}
     dev_questions, dev_labels = split(rows, 0)
     dev_vectors = embed_questions(dev_questions, embedder)
-    out.print(
-        f"dev: {len(dev_questions)} claims about {len(set(dev_labels))} abstracts (even ids)"
-    )
+    out.print(f"dev: {len(dev_questions)} claims about {len(set(dev_labels))} abstracts (even ids)")
     for threshold in THRESHOLDS:
         groups = cluster(dev_vectors, threshold)
         scores = pairwise(groups, dev_labels)

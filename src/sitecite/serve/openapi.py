@@ -110,6 +110,9 @@ ASK_ERRORS = {
 }
 
 
+FEEDBACK_ERRORS = ("400", "403", "413", "415", "422", "429")
+
+
 def openapi_schema(max_question_chars: int, version: str) -> dict[str, Any]:
     components: dict[str, Any] = {}
 
@@ -168,7 +171,7 @@ def openapi_schema(max_question_chars: int, version: str) -> dict[str, Any]:
                             "description": "No such answer, or the server keeps no log.",
                             "content": content(ErrorModel),
                         },
-                        **{code: errors[code] for code in ("400", "403", "413", "415", "422", "429")},
+                        **{code: errors[code] for code in FEEDBACK_ERRORS},
                     },
                 }
             },
