@@ -70,17 +70,21 @@ class Resolution:
         """The question as it would be asked alone ("" when it already stands alone)."""
         return f"{self.question} ({self.previous})" if self.kind else ""
 
-    def focus(self, hits: Sequence[Hit]) -> tuple[Hit, ...]:
-        """The hits, with admission confined to the previous answer's pages when that leaves
-        something admitted; otherwise unchanged."""
+    @property
+    def depth(self) -> int:
+        """How many more hits to retrieve than asked for: confining discards the others."""
+        return 3 if self.kind == "pointer" and self.pages else 1
+
+    def focus(self, hits: Sequence[Hit], k: int) -> tuple[Hit, ...]:
+        """The best `k` hits, confined to the previous answer's pages when that leaves
+        something admitted (their hits first, the rest shown but not admitted)."""
         if self.kind != "pointer" or not self.pages:
-            return tuple(hits)
+            return tuple(hits[:k])
         if not any(h.admitted and h.section.page_id in self.pages for h in hits):
-            return tuple(hits)
-        return tuple(
-            h if not h.admitted or h.section.page_id in self.pages else replace(h, admitted=False)
-            for h in hits
-        )
+            return tuple(hits[:k])
+        inside = [h for h in hits if h.section.page_id in self.pages]
+        outside = [replace(h, admitted=False) for h in hits if h.section.page_id not in self.pages]
+        return tuple([*inside, *outside][:k])
 
     def detail(self) -> str:
         if not self.kind:

@@ -124,9 +124,14 @@ def answer(
 
     mark = time.perf_counter()
     retrieval = search(
-        engine.index, query_vector, reading.search, k, engine.threshold, engine.settings.retrieve
+        engine.index,
+        query_vector,
+        reading.search,
+        k * reading.depth,
+        engine.threshold,
+        engine.settings.retrieve,
     )
-    hits = reading.focus(retrieval.hits)
+    hits = reading.focus(retrieval.hits, k)
     timings["retrieve"] = _ms(mark)
     admitted = [hit for hit in hits if hit.admitted]
     checks = [

@@ -38,6 +38,7 @@ def add_gaps_parser(sub: Any, command: Callable[[str], Callable[..., Any]]) -> N
         from sitecite.eval.gaps import gaps_report, parse_since
         from sitecite.pipeline import Engine
 
+        since = parse_since(args.since)
         settings = load_settings({"serve.log": args.log}, getattr(args, "config", None))
         path = log_path(settings.serve.log, args.index)
         if path is None or not path.exists():
@@ -46,7 +47,6 @@ def add_gaps_parser(sub: Any, command: Callable[[str], Callable[..., Any]]) -> N
                 f"no question log at {where}: `sitecite serve --index {args.index}` keeps one "
                 "while it serves"
             )
-        since = parse_since(args.since)
         engine = Engine.load(args.index, settings)
         with QuestionLog(path) as store:
             report = gaps_report(

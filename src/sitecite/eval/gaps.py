@@ -32,8 +32,8 @@ from sitecite.retrieve import search
 from sitecite.text import STOPWORDS, words
 from sitecite.types import Hit
 
-# Chosen on SciFact claims about even-numbered abstracts (bench/gaps.py; see the README).
-GROUP_THRESHOLD = 0.65
+# The best F1 on the dev question sets (bench/gaps.py; README "Content gaps").
+GROUP_THRESHOLD = 0.45
 EXAMPLES = 3
 NOT_GAPS = frozenset(["instruction"])  # refused for carrying instructions: an attack, not a gap
 _FRAMING = frozenset(
