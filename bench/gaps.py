@@ -57,15 +57,11 @@ def labelled(path: Path) -> tuple[list[str], list[str]]:
 def pair_counts(groups: Sequence[Sequence[int]], labels: Sequence[str]) -> tuple[int, int, int]:
     """(pairs grouped together, pairs about one page, pairs both)."""
     found = {pair for group in groups for pair in combinations(sorted(group), 2)}
-    truth = {
-        (i, j) for i, j in combinations(range(len(labels)), 2) if labels[i] == labels[j]
-    }
+    truth = {(i, j) for i, j in combinations(range(len(labels)), 2) if labels[i] == labels[j]}
     return len(found), len(truth), len(found & truth)
 
 
-def evaluate(
-    sets: Sequence[tuple[Any, list[str]]], threshold: float
-) -> dict[str, float]:
+def evaluate(sets: Sequence[tuple[Any, list[str]]], threshold: float) -> dict[str, float]:
     found = truth = both = groups = 0
     for vectors, labels in sets:
         grouping = cluster(vectors, threshold)

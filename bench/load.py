@@ -9,6 +9,7 @@ any response was a 5xx or any error other than an intended 429 occurred.
 
     python bench/load.py                # 30 s each
     python bench/load.py --duration 10 --json   # last line: one JSON object
+    python bench/load.py --log-cost     # what the question log costs a cached answer
 """
 
 from __future__ import annotations
@@ -78,7 +79,9 @@ def ensure_index(path: Path, rebuild: bool) -> Path:
 
 
 @contextmanager
-def running_server(index: Path, workers: int, rate_limit: float) -> Iterator[Server]:
+def running_server(
+    index: Path, workers: int, rate_limit: float, env: dict[str, str] | None = None
+) -> Iterator[Server]:
     command = [
         sys.executable,
         "-m",
@@ -95,7 +98,7 @@ def running_server(index: Path, workers: int, rate_limit: float) -> Iterator[Ser
         "--workers",
         str(workers),
     ]
-    environment = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    environment = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
     process = subprocess.Popen(
         command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=environment
     )
@@ -230,11 +233,19 @@ def main() -> int:
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object as the last line"
     )
+    parser.add_argument(
+        "--log-cost",
+        action="store_true",
+        help="cached traffic against a logging and a non-logging server, side by side",
+    )
+    parser.add_argument("--rounds", type=int, default=4, help="--log-cost rounds (default 4)")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk not found: apt-get install wrk")
     index = args.index or ensure_index(DEFAULT_INDEX, args.reindex)
     load_before = round(os.getloadavg()[0], 2)  # other work on the machine skews every figure
+    if args.log_cost:
+        return log_cost(args, index)
 
     with (
         tempfile.TemporaryDirectory() as scratch,
@@ -281,6 +292,18 @@ def main() -> int:
     if args.json:
         print(json.dumps(results))
     return 0 if results["ok"] else 1
+
+
+def log_cost(args: argparse.Namespace, index: Path) -> int:
+    import _log_cost
+
+    with tempfile.TemporaryDirectory() as scratch:
+        questions = write_questions(Path(scratch))
+        result = _log_cost.measure(args, index, questions, running_server, run_wrk)
+    print(_log_cost.table(result))
+    if args.json:
+        print(json.dumps(result))
+    return 0 if result["ok"] else 1
 
 
 if __name__ == "__main__":

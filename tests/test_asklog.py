@@ -85,9 +85,9 @@ def test_retention_deletes_old_rows_and_their_text_from_the_file(tmp_path: Path)
     with QuestionLog(path) as store:
         store.add(
             [
-                _record("a" * 24, now - timedelta(days=120), "OLDQUESTION about her university"),
-                _record("b" * 24, now - timedelta(days=91), "ANOTHEROLD one about her age"),
-                _record("c" * 24, now - timedelta(days=2), "RECENT question about her rates"),
+                _record("1a" * 8, now - timedelta(days=120), "OLDQUESTION about her university"),
+                _record("1b" * 8, now - timedelta(days=91), "ANOTHEROLD one about her age"),
+                _record("1c" * 8, now - timedelta(days=2), "RECENT question about her rates"),
             ]
         )
         store.store_vectors("e", {"OLDQUESTION about her university": [1.0, 0.0]})
@@ -103,10 +103,10 @@ def test_the_writer_enforces_retention(tmp_path: Path) -> None:
     now = datetime.now(UTC)
     path = tmp_path / "log.sqlite"
     with QuestionLog(path) as store:
-        store.add([_record("d" * 24, now - timedelta(days=8), "a week-old question")])
+        store.add([_record("1d" * 8, now - timedelta(days=8), "a week-old question")])
     writer = LogWriter(path, keep_days=7)
     try:
-        writer.record_ask("e" * 24, "today's question", b'{"refused":false}', "miss", 1.0)
+        writer.record_ask("1e" * 8, "today's question", b'{"refused":false}', "miss", 1.0)
         assert writer.flush()
     finally:
         writer.close()

@@ -35,7 +35,7 @@ def _asks() -> list[AskRecord]:
         reason = "instruction" if question == ATTACK else "low_support"
         rows.append(
             AskRecord(
-                f"{n:024x}",
+                f"{n:016x}",
                 NOW - timedelta(hours=30 - n),
                 question,
                 "refused",
@@ -55,9 +55,9 @@ def _asks() -> list[AskRecord]:
     ]
     for n, (question, cited) in enumerate(answered, start=100):
         rows.append(
-            AskRecord(f"{n:024x}", NOW - timedelta(hours=2), question, "answered", "", 0.5, cited)
+            AskRecord(f"{n:016x}", NOW - timedelta(hours=2), question, "answered", "", 0.5, cited)
         )
-    rows.append(AskRecord("f" * 24, NOW - timedelta(days=60), "An old question", "refused"))
+    rows.append(AskRecord("7" * 16, NOW - timedelta(days=60), "An old question", "refused"))
     return rows
 
 
@@ -71,7 +71,7 @@ def logged_index(example_index: Path, tmp_path_factory: pytest.TempPathFactory) 
     with QuestionLog(path) as store:
         store.add(
             _asks(),
-            [Feedback(f"{101:024x}", "down", NOW, "outdated", "that's from 2022")],
+            [Feedback(f"{101:016x}", "down", NOW, "outdated", "that's from 2022")],
         )
     return target
 

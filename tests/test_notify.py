@@ -59,7 +59,7 @@ def _log(tmp_path: Path, questions: list[tuple[timedelta, str, str]]) -> Path:
     with QuestionLog(path) as store:
         store.add(
             [
-                AskRecord(f"{n:024x}", NOW - age, question, outcome, "low_support")
+                AskRecord(f"{n:016x}", NOW - age, question, outcome, "low_support")
                 for n, (age, question, outcome) in enumerate(questions)
             ]
         )
@@ -132,7 +132,7 @@ def test_a_running_server_sends_the_digest(
     assert path is not None
     with QuestionLog(path) as store:
         asked = datetime.now(UTC) - timedelta(hours=2)
-        store.add([AskRecord("a" * 24, asked, "Is Noor married?", "refused", "low_support")])
+        store.add([AskRecord("1a" * 8, asked, "Is Noor married?", "refused", "low_support")])
     settings = load_settings(
         {
             "serve.notify_url": receiver.url,

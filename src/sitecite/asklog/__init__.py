@@ -17,6 +17,7 @@ from sitecite.asklog.store import (
     LoggedAsk,
     QuestionLog,
     QuestionLogError,
+    answer_number,
     log_path,
 )
 
@@ -28,6 +29,7 @@ __all__ = [
     "QuestionLog",
     "QuestionLogError",
     "VisitorHasher",
+    "answer_number",
     "log_path",
     "redact",
 ]

@@ -18,8 +18,8 @@ import hashlib
 import re
 import secrets
 import threading
+import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 
 EMAIL_MARK = "[email]"
 PHONE_MARK = "[phone]"
@@ -42,8 +42,13 @@ _NOT_PERSONAL = re.compile(
 )
 
 
+_MAYBE_PERSONAL = re.compile(r"[@\d]|\bat\b|\(at\)|\[at\]", re.IGNORECASE)
+
+
 def redact(text: str) -> str:
     """The text with e-mail addresses, phone numbers and card-like numbers replaced."""
+    if not _MAYBE_PERSONAL.search(text):  # most questions: no digit, no "@", no "at"
+        return text
     text = _EMAIL.sub(EMAIL_MARK, text)
     return _NUMBER.sub(_number_mark, text)
 
@@ -60,20 +65,24 @@ def _number_mark(match: re.Match[str]) -> str:
     return PHONE_MARK if separated or digits >= 9 else found
 
 
+def _utc_day() -> int:
+    return int(time.time() // 86400)
+
+
 class VisitorHasher:
     """`hash(address)`: 16 hex digits, stable for one UTC day, unlinkable across days."""
 
-    def __init__(self, today: Callable[[], str] | None = None) -> None:
-        self._today = today or (lambda: datetime.now(UTC).strftime("%Y-%m-%d"))
-        self._day = ""
+    def __init__(self, today: Callable[[], object] = _utc_day) -> None:
+        self._today = today
+        self._day: object = None
         self._salt = b""
         self._lock = threading.Lock()
 
     def hash(self, address: str) -> str:
         day = self._today()
-        with self._lock:
-            if day != self._day:  # a new day: forget yesterday's salt for good
-                self._day, self._salt = day, secrets.token_bytes(32)
-            salt = self._salt
-        digest = hashlib.blake2b(address.encode("utf-8"), key=salt, digest_size=8)
+        if day != self._day:
+            with self._lock:
+                if day != self._day:  # a new day: forget yesterday's salt for good
+                    self._salt, self._day = secrets.token_bytes(32), day
+        digest = hashlib.blake2b(address.encode("utf-8"), key=self._salt, digest_size=8)
         return digest.hexdigest()

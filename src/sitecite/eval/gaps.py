@@ -35,6 +35,7 @@ from sitecite.types import Hit
 # The best F1 on the dev question sets (bench/gaps.py; README "Content gaps").
 GROUP_THRESHOLD = 0.45
 EXAMPLES = 3
+RECENT = 20
 NOT_GAPS = frozenset(["instruction"])  # refused for carrying instructions: an attack, not a gap
 _FRAMING = frozenset(
     "what which who whom whose when where why how does did do is are was were can could would "
@@ -107,6 +108,7 @@ class GapsReport:
     top_cited: tuple[tuple[str, int], ...]  # (page id, answers citing it)
     feedback: dict[str, int]  # "up", "down", and "down:<reason>"
     recent_feedback: tuple[LoggedAsk, ...]
+    recent: tuple[LoggedAsk, ...] = ()  # the latest questions, newest first
     visitors: int | None = None  # distinct daily visitor hashes, summed over days
     followups: int = 0
     tokens: dict[str, int] = field(default_factory=dict)
@@ -128,6 +130,18 @@ class GapsReport:
             "gaps": [group.to_json() for group in self.groups],
             "top_cited": [{"page_id": page, "answers": n} for page, n in self.top_cited],
             "feedback": dict(self.feedback),
+            "recent": [
+                {
+                    "at": a.at,
+                    "question": a.question,
+                    "resolved": a.resolved,
+                    "outcome": a.outcome,
+                    "reason": a.reason,
+                    "cited": list(a.cited),
+                    "rating": a.rating,
+                }
+                for a in self.recent
+            ],
             "recent_feedback": [
                 {
                     "at": a.at,
@@ -213,7 +227,8 @@ def gaps_report(
         groups=tuple(group_gaps(missing, index, embedder, store)),
         top_cited=tuple(cited.most_common(10)),
         feedback=dict(feedback),
-        recent_feedback=tuple(a for a in reversed(asks) if a.rating)[:20],
+        recent_feedback=tuple(a for a in reversed(asks) if a.rating)[:RECENT],
+        recent=tuple(reversed(asks[-RECENT:])),
         visitors=visitors,
         followups=sum(bool(a.resolved) for a in asks),
         tokens={

@@ -33,6 +33,7 @@ def traffic_section(report: GapsReport, budget: dict[str, Any] | None = None) ->
         _cards(report, budget),
         daily_chart(report.days) if report.days else "",
         _gaps(report.groups),
+        _recent(report),
         _feedback(report),
         _top_cited(report.top_cited),
     ]
@@ -200,6 +201,34 @@ def _gaps(groups: Sequence[GapGroup]) -> str:
         )
     names = ("#", "asked", "example questions", "closest section", "suggestion")
     return head + el("table", header(*names, numeric=(0, 1)) + "".join(rows), class_="gaps")
+
+
+def _recent(report: GapsReport) -> str:
+    head = el("h3", "Latest questions", id="recent")
+    if not report.recent:
+        return head + el("p", "No questions in this period.")
+    rows = []
+    for ask in report.recent:
+        question = escape(ask.question)
+        if ask.resolved:
+            question += el("div", f"follow-up, read as: {escape(ask.resolved)}", class_="meta")
+        outcome = (
+            el("span", "answered", class_="pass")
+            if ask.outcome == "answered"
+            else el("span", f"refused ({escape(ask.reason)})", class_="warn")
+        )
+        cited = ", ".join(el("code", escape(c)) for c in ask.cited[:3])
+        rows.append(
+            row(
+                escape(ask.at[:16].replace("T", " ")),
+                question,
+                outcome,
+                cited,
+                escape(ask.rating or ""),
+            )
+        )
+    names = ("when (UTC)", "question", "outcome", "cited", "feedback")
+    return head + el("table", header(*names) + "".join(rows), class_="recent")
 
 
 def _feedback(report: GapsReport) -> str:

@@ -25,7 +25,7 @@ from sitecite.serve.service import ServerState
 FIELDS = ("id", "rating", "reason", "text")
 MAX_TEXT = 500
 SHAPE = '{"id": "...", "rating": "up" | "down"}'
-_ANSWER_ID = re.compile(r"[0-9a-f]{24}")
+_ANSWER_ID = re.compile(r"[0-7][0-9a-f]{15}")
 
 
 async def feedback(request: Request) -> Response:

@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sitecite.asklog import AskRecord, Feedback, QuestionLog, QuestionLogError, redact
+from sitecite.asklog import Feedback, QuestionLog, answer_number, redact
 
 log = logging.getLogger("sitecite.serve")
 
@@ -29,16 +29,17 @@ RETENTION_EVERY_SECONDS = 3600.0
 
 @dataclass(frozen=True)
 class Outcome:
-    """What the log keeps from an answer body (everything but the question and the id)."""
+    """What the log keeps from an answer body (everything but the question and the id), in the
+    order of the question log's columns."""
 
     outcome: str
     reason: str
     best_score: float | None
-    cited: tuple[str, ...]
+    cited: str  # JSON list of the cited ids
     generator: str
     prompt_tokens: int
     output_tokens: int
-    resolved: str
+    resolved: str  # redacted
 
 
 def outcome_of(body: bytes) -> Outcome:
@@ -48,16 +49,31 @@ def outcome_of(body: bytes) -> Outcome:
     known = [float(s) for s in scores if isinstance(s, int | float)]
     tokens = data.get("tokens") or {}
     refused = bool(data.get("refused"))
+    resolved = str(data.get("resolved_question") or "")
     return Outcome(
         outcome="refused" if refused else "answered",
         reason=str(data.get("refusal_reason") or "") if refused else "",
         best_score=max(known) if known else None,
-        cited=tuple(str(c.get("id", "")) for c in data.get("citations") or []),
+        cited=json.dumps([str(c.get("id", "")) for c in data.get("citations") or []]),
         generator=str(data.get("generator") or ""),
         prompt_tokens=int(tokens.get("prompt") or 0),
         output_tokens=int(tokens.get("output") or 0),
-        resolved=str(data.get("resolved_question") or ""),
+        resolved=redact(resolved) if resolved else "",
     )
+
+
+class _Memo(dict[Any, Any]):
+    """A dict that forgets everything when it grows past `size` (cheaper than an LRU)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def remember(self, key: Any, value: Any) -> Any:
+        if len(self) >= self.size:
+            self.clear()
+        self[key] = value
+        return value
 
 
 class LogWriter:
@@ -79,13 +95,18 @@ class LogWriter:
         self.dropped = 0
         self.written = 0
         self._pending: deque[tuple[Any, ...]] = deque()
-        self._outcomes: dict[bytes, Outcome] = {}
+        # A cached answer is the same bytes object every time, and visitors repeat questions:
+        # each distinct body is parsed once and each distinct question redacted once.
+        self._outcomes = _Memo(4096)
+        self._questions = _Memo(16384)
+        self._second = (-1, "")
         self._wake = threading.Event()
         self._done = threading.Condition()
         self._flushed_to = 0
         self._queued = 0
         self._stopping = False
         self._next_retention = 0.0
+        self._quiet_until = 0.0
         QuestionLog(path).close()  # fail at start-up, not at the first question, on a bad path
         self._thread = threading.Thread(target=self._run, name="sitecite-log", daemon=True)
         self._thread.start()
@@ -128,8 +149,10 @@ class LogWriter:
                 store = store or QuestionLog(self.path)
                 self._write(store)
                 self._retain(store)
-            except (QuestionLogError, OSError, ValueError, Exception) as error:  # noqa: BLE001
-                log.error("the question log could not be written: %s", error)
+            except Exception as error:  # noqa: BLE001 - the writer must outlive a bad disk
+                if time.monotonic() >= self._quiet_until:  # once a minute, not every batch
+                    log.error("the question log could not be written: %s", error)
+                    self._quiet_until = time.monotonic() + 60.0
                 if store is not None:
                     store.close()
                     store = None
@@ -140,50 +163,58 @@ class LogWriter:
 
     def _write(self, store: QuestionLog) -> None:
         taken = 0
-        asks: list[AskRecord] = []
+        rows: list[tuple[Any, ...]] = []
         feedback: list[Feedback] = []
         try:
             while self._pending:
                 item = self._pending.popleft()
                 taken += 1
                 if item[0] == "ask":
-                    asks.append(self._record(*item[1:]))
+                    rows.append(self._row(*item[1:]))
                 else:
                     feedback.append(item[1])
-            if asks or feedback:
-                store.add(asks, feedback)
-                self.written += len(asks)
+            if rows or feedback:
+                store.add_rows(rows, feedback)
+                self.written += len(rows)
         finally:
             with self._done:
                 self._flushed_to += taken
                 self._done.notify_all()
 
-    def _record(
+    def _row(
         self, answer_id: str, at: float, question: str, body: bytes, cache: str,
         latency_ms: float, visitor: str | None,
-    ) -> AskRecord:  # fmt: skip
-        outcome = self._outcomes.get(body)
-        if outcome is None:
-            if len(self._outcomes) > 4096:
-                self._outcomes.clear()
-            outcome = self._outcomes[body] = outcome_of(body)
-        return AskRecord(
-            id=answer_id,
-            at=datetime.fromtimestamp(at, UTC),
-            question=redact(question),
-            resolved=redact(outcome.resolved) if outcome.resolved else "",
-            outcome=outcome.outcome,
-            reason=outcome.reason,
-            best_score=outcome.best_score,
-            cited=outcome.cited,
-            generator=outcome.generator,
-            latency_ms=latency_ms,
-            # a cached answer cost no tokens, whatever the first one cost
-            prompt_tokens=outcome.prompt_tokens if cache == "miss" else 0,
-            output_tokens=outcome.output_tokens if cache == "miss" else 0,
-            cache=cache,
-            visitor=visitor,
+    ) -> tuple[Any, ...]:  # fmt: skip
+        """One row in the columns of `AskRecord.row()`."""
+        outcome = self._outcomes.get(body) or self._outcomes.remember(body, outcome_of(body))
+        redacted = self._questions.get(question) or self._questions.remember(
+            question, redact(question)
         )
+        spent = cache == "miss"  # a cached answer cost no tokens, whatever the first one cost
+        return (
+            answer_number(answer_id),
+            self._timestamp(at),
+            redacted,
+            outcome.resolved,
+            outcome.outcome,
+            outcome.reason,
+            outcome.best_score,
+            outcome.cited,
+            outcome.generator,
+            round(latency_ms, 3),
+            outcome.prompt_tokens if spent else 0,
+            outcome.output_tokens if spent else 0,
+            cache,
+            visitor,
+        )
+
+    def _timestamp(self, at: float) -> str:
+        """ISO 8601 in UTC with milliseconds, as AskRecord writes it (the second is reused)."""
+        second = int(at)
+        if second != self._second[0]:
+            text = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+            self._second = (second, text)
+        return f"{self._second[1]}.{int((at - second) * 1000):03d}+00:00"
 
     def _retain(self, store: QuestionLog) -> None:
         if time.monotonic() < self._next_retention:

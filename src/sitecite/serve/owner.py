@@ -47,6 +47,7 @@ class OwnerLoop:
     visitors: VisitorHasher | None
     origins: OriginCheck
     budget: LLMBudget
+    _ids: AnswerIds = field(default_factory=lambda: AnswerIds())
     _issued: OrderedDict[str, None] = field(default_factory=OrderedDict)
     _starters: dict[str, list[str]] = field(default_factory=dict)
     _traffic: tuple[float, str, Any] = (0.0, "", None)
@@ -74,7 +75,7 @@ class OwnerLoop:
 
     def issue(self, body: bytes) -> tuple[str, bytes]:
         """A new answer id and the answer JSON carrying it as its first field."""
-        answer_id = secrets.token_hex(12)
+        answer_id = self._ids.next()
         if self.log is not None:
             self._issued[answer_id] = None
             if len(self._issued) > ISSUED_MEMORY:
@@ -157,6 +158,21 @@ class OwnerLoop:
         since = datetime.now(UTC) - LAB_PERIOD
         with QuestionLog(self.log_file) as store:
             return gaps_report(store.asks(since), engine.index, engine.embedder, since, store=store)
+
+
+class AnswerIds:
+    """Answer ids: 16 hex digits of a 63-bit number, the millisecond it was issued, 10 random
+    bits fixed per process (so replicas sharing a log rarely meet) and a 10-bit counter.
+    Ordered in time, unique within a process, and cheap: no system call per answer."""
+
+    def __init__(self) -> None:
+        self._process = secrets.randbits(10) << 10
+        self._last = 0
+
+    def next(self) -> str:
+        number = max((int(time.time() * 1000) << 20) | self._process, self._last + 1)
+        self._last = number
+        return f"{number:016x}"
 
 
 def _seed_budget(budget: LLMBudget, path: Path) -> None:

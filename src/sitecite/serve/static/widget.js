@@ -168,9 +168,9 @@ fieldset.reasons legend { padding: 0 4px; color: var(--sc-fg); font-weight: 600;
         <div class="row2" role="group" aria-labelledby="sc-fb-label">
           <span id="sc-fb-label">Was this answer helpful?</span>
           <button class="thumb" type="button" data-rating="up" aria-pressed="false">
-            <span aria-hidden="true">\u{1F44D}</span> Helpful</button>
+            <span aria-hidden="true">\u2713</span> Helpful</button>
           <button class="thumb" type="button" data-rating="down" aria-pressed="false">
-            <span aria-hidden="true">\u{1F44E}</span> Not helpful</button>
+            <span aria-hidden="true">\u2717</span> Not helpful</button>
         </div>
         <fieldset class="reasons" hidden>
           <legend>What was wrong with it?</legend>
