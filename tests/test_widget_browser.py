@@ -171,7 +171,8 @@ def test_palette_answers_with_linked_citations(
     target = first.evaluate("a => a.href")
     first.click()
     page.wait_for_url(target)
-    expect(page.locator(":target")).to_have_attribute("id", unquote(target.split("#", 1)[1]))
+    if "#" in target:  # a page's intro is cited as the page itself, without a fragment
+        expect(page.locator(":target")).to_have_attribute("id", unquote(target.split("#", 1)[1]))
     expect(page.locator(DIALOG)).to_be_hidden()
 
 

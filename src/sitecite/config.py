@@ -74,8 +74,19 @@ class RetrieveSettings(_Strict):
 
 
 class IndexSettings(_Strict):
+    """How citation URLs are built (`routes`: "REGEX => TEMPLATE" rules, first match wins,
+    before the detected `presets` and the catch-all `route`) and how live sites are fetched."""
+
     base_url: str = ""
     route: str = "{page_id}"
+    routes: list[str] = Field(default_factory=list)
+    presets: bool = True
+    crawl_concurrency: int = Field(4, ge=1, le=32)
+    crawl_requests_per_second: float = Field(4.0, gt=0)
+    crawl_max_pages: int = Field(2000, ge=1)
+    crawl_timeout_seconds: float = Field(20.0, gt=0)
+    user_agent: str = ""
+    watch_debounce_ms: int = Field(1000, ge=50)
     sentence_vectors: bool = True
     batch_size: int = Field(32, ge=1)
 

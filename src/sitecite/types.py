@@ -14,12 +14,16 @@ SCORE_LABEL = "mean cosine similarity of the cited sections"
 
 @dataclass(frozen=True, slots=True)
 class Block:
-    """A heading-delimited span of a page: level 0 is the text before the first heading."""
+    """A heading-delimited span of a page: level 0 is the text before the first heading.
+
+    `anchor` is the id the published page gives the heading when it is not the GitHub-style
+    slug of its text (an explicit `{#id}`, an HTML `id`, another generator's rule)."""
 
     level: int
     heading: str
     text: str
     line: int
+    anchor: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -40,37 +39,24 @@ def _settings(args: argparse.Namespace, **flags: Any) -> Any:
 
 @command("index")
 def cmd_index(args: argparse.Namespace) -> int:
-    from sitecite.cli.progress import RichReporter
-    from sitecite.embed import embedder_for
-    from sitecite.index.build import build_index
+    from sitecite.cli.index import run_index
 
-    settings = _settings(args, **{"index.base_url": args.base_url, "index.route": args.route})
-    # Batch embedding uses every core (measured 1.7x faster than one thread on 2 idle cores).
-    threads = args.threads or os.cpu_count() or 1
-    embedder = embedder_for(settings, threads)
-    with RichReporter() as reporter:
-        report = build_index(
-            args.content_dir,
-            args.index,
-            embedder,
-            base_url=settings.index.base_url,
-            route=settings.index.route,
-            rebuild=args.rebuild,
-            reporter=reporter,
-            stopwords=settings.retrieve.stopwords,
-            stemmer=settings.retrieve.stemmer,
-        )
-    for problem in report.problems:
-        print(f"skipped {problem}", file=sys.stderr)
-    if args.json:
-        print(json.dumps(report.to_json()))
-    else:
-        print(
-            f"indexed {report.sections} sections into {args.index} in {report.seconds:.1f} s: "
-            f"{report.embedded} embedded, {report.reused} unchanged, {report.removed} removed"
-            + (f", {len(report.problems)} file(s) skipped" if report.problems else "")
-        )
-    return 1 if report.problems and args.strict else 0
+    return run_index(args, _settings(args, **_index_flags(args)))
+
+
+def _index_flags(args: argparse.Namespace) -> dict[str, Any]:
+    routes, catch_all = [], None
+    for rule in args.route or []:
+        if "=>" in rule:
+            routes.append(rule)
+        else:
+            catch_all = rule  # a bare template: the old `--route '/blog/{page_id}'`
+    return {
+        "index.base_url": args.base_url,
+        "index.route": catch_all,
+        "index.routes": routes or None,
+        "index.presets": False if args.no_presets else None,
+    }
 
 
 @command("ask")
@@ -143,26 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-serve", action="store_true", help="ask three example questions and exit"
     )
 
-    index = sub.add_parser(
-        "index",
-        help="ingest a content directory and build or update an index",
-        description="Ingest Markdown/MDX/HTML/JSON/YAML content into an index "
-        "directory; unchanged sections are not embedded again.",
-    )
-    index.add_argument("content_dir")
-    index.add_argument("--index", required=True, help="index directory to create or update")
-    index.add_argument("--base-url", help="site address used to build citation URLs")
-    index.add_argument("--route", help="URL route for a page id, e.g. '/blog/{page_id}'")
-    index.add_argument(
-        "--rebuild", action="store_true", help="re-embed everything (e.g. new embedder)"
-    )
-    index.add_argument(
-        "--strict", action="store_true", help="exit non-zero if any file was skipped"
-    )
-    index.add_argument(
-        "--threads", type=int, help="torch threads for embedding (default: all cores)"
-    )
-    index.add_argument("--json", action="store_true", help="print the build report as JSON")
+    _add_index_parser(sub)
 
     ask = sub.add_parser(
         "ask",
@@ -209,6 +176,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_serve_parser(sub)
     _add_gaps_parser(sub)
     return parser
+
+
+def _add_index_parser(sub: Any) -> None:
+    from sitecite.cli.index import add_index_parser
+
+    add_index_parser(sub)
 
 
 def _add_eval_parser(sub: Any) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -33,18 +33,12 @@ from sitecite.index.store import (
     write_json_atomic,
 )
 from sitecite.index.swap import recover, swap_in
-from sitecite.ingest import CHUNKER_VERSION, load_site
+from sitecite.ingest import CHUNKER_VERSION, Progress, load_site
 from sitecite.procs import pid_alive
 from sitecite.text import DEFAULT_STEMMER, DEFAULT_STOPWORDS, STOPWORDS, bm25_tokens, words
 from sitecite.types import Section
 
-
-class Reporter(Protocol):
-    """Progress callbacks; the CLI draws them as a rich progress bar."""
-
-    def start(self, description: str, total: int) -> None: ...
-
-    def advance(self, amount: int) -> None: ...
+Reporter = Progress  # progress callbacks; the CLI draws them as rich progress bars
 
 
 @dataclass
@@ -212,11 +206,12 @@ def _embed(
     old_rows = {s.hash: row for row, s in enumerate(previous.sections)} if previous else {}
     fresh = [i for i, s in enumerate(sections) if s.hash not in old_rows]
     fresh_sentences = [text for i in fresh for text in sections[i].sentences]
-    total = len(fresh) + len(fresh_sentences)
-    if reporter is not None:
-        reporter.start(f"embedding {len(fresh)} sections, {len(fresh_sentences)} sentences", total)
     advance = reporter.advance if reporter is not None else None
+    if reporter is not None:
+        reporter.start(f"embedding {len(fresh)} new sections", len(fresh))
     new_vectors = embedder.embed([sections[i].embed_text for i in fresh], progress=advance)
+    if reporter is not None:
+        reporter.start(f"embedding {len(fresh_sentences)} new sentences", len(fresh_sentences))
     new_sentence_vectors = embedder.embed(fresh_sentences, progress=advance)
 
     dim = embedder.dim

@@ -41,8 +41,12 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
     slugs = [slugger.slug(b.heading) if b.level > 0 else "" for b in page.blocks]
     # Profile facts have no page of their own: their links point at the site's home page.
     address = (
-        f"{base_url.rstrip('/')}/" if page.kind == "facts" else page_url(base_url, route, page.id)
+        f"{base_url.rstrip('/')}/"
+        if page.kind == "facts"
+        else page.url or page_url(base_url, route, page.id)
     )
+    # URLs land on the id the published page gives a heading; ids stay the GitHub-style slugs.
+    anchors = {slug: block.anchor or slug for slug, block in zip(slugs, page.blocks, strict=True)}
     sections: list[Section] = []
 
     intro = [b for b in page.blocks if b.level == 0]
@@ -51,7 +55,7 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
     if intro_text:
         slug = "intro" if headed else ""
         sid = f"{page.id}#{slug}" if slug else page.id
-        sections.append(_section(page, sid, "", section_url(address, slug), [intro_text], 1))
+        sections.append(_section(page, sid, "", section_url(address, ""), [intro_text], 1))
 
     for group in _groups(page.blocks, slugs):
         if group.words() > LONG_SECTION_WORDS and len(group.blocks) > 1:
@@ -64,7 +68,7 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
                             page,
                             f"{page.id}#{slug}",
                             block.heading,
-                            section_url(address, slug),
+                            section_url(address, anchors[slug]),
                             texts,
                             block.line,
                         )
@@ -77,7 +81,7 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
                         page,
                         f"{page.id}#{group.slug}",
                         group.heading,
-                        section_url(address, group.slug),
+                        section_url(address, anchors[group.slug]),
                         texts,
                         group.line,
                     )
@@ -93,7 +97,7 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
                     page,
                     f"{page.id}#stack",
                     "Stack",
-                    section_url(address, "stack"),
+                    section_url(address, ""),
                     [sentence],
                     1,
                     kind="stack",

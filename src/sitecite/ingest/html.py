@@ -1,7 +1,13 @@
-"""HTML pages and fragments to prose, with the standard library's tolerant HTML parser."""
+"""HTML pages and fragments to prose, with the standard library's tolerant HTML parser.
+
+A heading keeps the id the page gives it (its `id`, or that of an anchor inside it), so a
+citation lands on it; the page's title is its first `<h1>`, else its `<title>`; a
+`<link rel="canonical">` is kept for the page's URL.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 from sitecite.ingest.prose import table_sentences
@@ -15,7 +21,6 @@ _SKIP = {
     "template",
     "nav",
     "footer",
-    "head",
     "pre",
     "code-block",
 }
@@ -61,10 +66,23 @@ _VOID = {
 }
 
 
+@dataclass
+class ParsedHtml:
+    """A page's title (first h1, else <title>), its first h1, canonical URL and blocks."""
+
+    title: str = ""
+    first_h1: str = ""
+    canonical: str = ""
+    blocks: list[Block] = field(default_factory=list)
+
+
 class _PageParser(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.title = ""
+        self.first_h1 = ""
+        self.canonical = ""
+        self._anchor = ""
         self.blocks: list[Block] = []
         self._heading: tuple[int, int] | None = None  # (level, line) while inside <hN>
         self._heading_text: list[str] = []
@@ -73,6 +91,7 @@ class _PageParser(HTMLParser):
         self._line: list[str] = []
         self._skip_depth = 0
         self._in_title = False
+        self._title_text = ""
         self._row: list[str] | None = None
         self._cell: list[str] | None = None
         self._table: list[list[str]] | None = None
@@ -84,12 +103,20 @@ class _PageParser(HTMLParser):
             return
         if self._skip_depth:
             return
+        attributes = dict(attrs)
         if tag == "title":
             self._in_title = True
-        elif len(tag) == 2 and tag[0] == "h" and tag[1].isdigit():
+        elif tag == "link" and "canonical" in (attributes.get("rel") or "").lower().split():
+            self.canonical = self.canonical or (attributes.get("href") or "").strip()
+        elif len(tag) == 2 and tag[0] == "h" and tag[1] in "123456":
             self._end_line()
             self._heading = (int(tag[1]), self.getpos()[0])
             self._heading_text = []
+            self._anchor = attributes.get("id") or ""
+        elif tag == "a" and self._heading and not self._anchor:
+            href = attributes.get("href") or ""
+            self._anchor = attributes.get("id") or attributes.get("name") or ""
+            self._anchor = self._anchor or (href[1:] if href.startswith("#") else "")
         elif tag == "table":
             self._table = []
         elif tag == "tr":
@@ -114,13 +141,13 @@ class _PageParser(HTMLParser):
         elif self._heading and tag == f"h{self._heading[0]}":
             self._finish_heading()
         elif tag in ("td", "th") and self._cell is not None and self._row is not None:
-            self._row.append(" ".join(" ".join(self._cell).split()))
+            self._row.append(" ".join("".join(self._cell).split()))
             self._cell = None
         elif tag == "tr" and self._row is not None and self._table is not None:
             self._table.append(self._row)
             self._row = None
         elif tag == "table" and self._table is not None:
-            context = self._current.heading or self.title
+            context = self._current.heading or self.first_h1 or self._title_text.strip()
             self._lines.extend(table_sentences(self._table, context))
             self._table = None
         if tag in _BREAKS:
@@ -130,7 +157,7 @@ class _PageParser(HTMLParser):
         if self._skip_depth:
             return
         if self._in_title:
-            self.title += data
+            self._title_text += data
         elif self._heading:
             self._heading_text.append(data)
         elif self._cell is not None:
@@ -142,16 +169,16 @@ class _PageParser(HTMLParser):
         if self._heading is None:
             return
         level, line = self._heading
-        text = " ".join(" ".join(self._heading_text).split())
+        text = " ".join("".join(self._heading_text).split())
         self._heading = None
-        if level == 1 and not self.title:
-            self.title = text
+        if level == 1 and not self.first_h1:
+            self.first_h1 = text  # the first h1 is the page title, not a section
             return
         self._flush()
-        self._current = Block(level, text, "", line)
+        self._current = Block(level, text, "", line, self._anchor)
 
     def _end_line(self) -> None:
-        line = " ".join(" ".join(self._line).split())
+        line = " ".join("".join(self._line).split())
         if line:
             self._lines.append(line)
         self._line = []
@@ -161,21 +188,21 @@ class _PageParser(HTMLParser):
         text = "\n".join(self._lines).strip()
         if text or self._current.level:
             block = self._current
-            self.blocks.append(Block(block.level, block.heading, text, block.line))
+            self.blocks.append(Block(block.level, block.heading, text, block.line, block.anchor))
         self._lines = []
 
     def finish(self) -> None:
         self.close()
         self._flush()
-        self.title = " ".join(self.title.split())
+        self.title = self.first_h1 or " ".join(self._title_text.split())
 
 
-def parse_html(source: str) -> tuple[str, list[Block]]:
-    """Return the page title (from <title> or the first <h1>) and its blocks of prose."""
+def parse_html(source: str) -> ParsedHtml:
+    """The page's title, first h1, canonical URL and blocks of prose."""
     parser = _PageParser()
     parser.feed(source)
     parser.finish()
-    return parser.title, parser.blocks
+    return ParsedHtml(parser.title, parser.first_h1, parser.canonical, parser.blocks)
 
 
 def html_fragment_text(fragment: str) -> str:

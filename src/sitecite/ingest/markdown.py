@@ -112,8 +112,10 @@ class _Builder:
             self.parts.append(text)
 
 
-def _inline_text(token: Token) -> str:
-    """Plain text of an inline token: links keep their text, images their alt, code its content."""
+def _inline_text(token: Token, keep_struck: bool = False) -> str:
+    """Plain text of an inline token: links keep their text, images their alt, code its content.
+
+    Struck-through text is left out of prose but kept in headings, whose anchors include it."""
     out: list[str] = []
     struck = 0
     for child in token.children or []:
@@ -122,7 +124,7 @@ def _inline_text(token: Token) -> str:
             struck += 1
         elif kind == "s_close":
             struck -= 1
-        elif struck:
+        elif struck and not keep_struck:
             continue
         elif kind in ("text", "code_inline"):
             out.append(child.content)
@@ -149,7 +151,7 @@ def markdown_blocks(
         if kind == "heading_open":
             in_heading = token
         elif kind == "inline" and in_heading is not None:
-            _start_heading(builder, in_heading, _inline_text(token).strip())
+            _start_heading(builder, in_heading, _inline_text(token, keep_struck=True).strip())
             in_heading = None
         elif kind == "inline":
             builder.add(_inline_text(token))

@@ -2,72 +2,57 @@
 
 The output keeps every newline of the input, so line numbers reported later still
 point at the right line of the original file. Code fences, inline code and LaTeX
-math are copied untouched (their braces and angle brackets are not JSX).
+math are copied untouched (their braces and angle brackets are not JSX). Two kinds of
+ESM block carry content: `export const metadata = {title: ..., description: ...}`
+(Next.js) is read like front matter, and a component defined in the file
+(`export const Note = () => (<p>...</p>)`) is replaced, where it is used, by the prose
+its JSX renders.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sitecite.errors import IngestError
+from sitecite.ingest.jsx import (
+    KEYED_STRING,
+    Tag,
+    balanced_end,
+    literal_prose,
+    parse_tag,
+    props_prose,
+    string_literal,
+)
 
-# Props whose string values are prose worth keeping; other props (className, src, ...) are markup.
-_MARKUP_PROPS = {
-    "classname",
-    "class",
-    "src",
-    "href",
-    "id",
-    "style",
-    "type",
-    "canonical",
-    "key",
-    "width",
-    "height",
-    "variant",
-    "size",
-    "lang",
-    "language",
-    "rel",
-    "target",
-    "loading",
-    "icon",
-    "color",
-    "align",
-    "as",
-    "slug",
-    "layout",
-    "theme",
-    "data",
-    "ref",
-    "priority",
-    "fill",
-    "sizes",
-    "role",
-    "tabindex",
-    "allow",
-    "frameborder",
-    "name",
-    "format",
-    "mode",
-}
 # Elements whose content is code or media, never prose.
 _DROP_CONTENT = {"script", "style", "svg", "video", "audio", "math", "pre", "object", "canvas"}
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ESM = re.compile(r"^(import|export)\b")
-_TAG_START = re.compile(r"<(/?)([A-Za-z][\w.:-]*)?")
 _AUTOLINK = re.compile(r"<(?:https?|mailto|ftp):[^\s>]*>", re.I)
-_STRING_EXPR = re.compile(
-    r"""\{\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|`([^`$]*)`)\s*\}""", re.S
-)
+_COMPONENT = re.compile(r"^export\s+(?:const|let|function)\s+([A-Z][\w$]*)")
+_METADATA = re.compile(r"^export\s+const\s+(?:metadata|meta|frontmatter)\s*[:=]")
+_ATX_HEADING = re.compile(r" {0,3}#{1,6}[ \t]")
+HEADING_JSX = "\u200b"  # zero-width space: invisible, and dropped by slugify
+_TITLE_COMPONENT = re.compile(r"(?:Page|Post|Article)?Title|H1")
+_HEADING_ID = re.compile(r"\{#[\w.:-]+\}")
+_JSX_START = re.compile(r"(?:=>|return)\s*\(?\s*<")
+
+
+@dataclass
+class MdxDocument:
+    """The Markdown left after stripping, and the string fields of an exported metadata object."""
+
+    markdown: str
+    metadata: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
 class _Scan:
     text: str
     path: str
-    pos: int = 0
+    components: dict[str, str]
+    math: bool = True  # LaTeX math exists in Markdown prose, not inside a component's JSX
 
     def line_at(self, pos: int) -> int:
         return self.text.count("\n", 0, pos) + 1
@@ -75,8 +60,15 @@ class _Scan:
 
 def mdx_to_markdown(source: str, path: str = "") -> str:
     """Remove ESM statements and JSX from MDX source; keep prose, code and math verbatim."""
+    return convert_mdx(source, path).markdown
+
+
+def convert_mdx(source: str, path: str = "") -> MdxDocument:
+    """MDX -> Markdown plus the exported metadata; line numbers are preserved."""
     lines = source.split("\n")
     out: list[str] = []
+    document = MdxDocument("")
+    components: dict[str, str] = {}
     i = 0
     fence: str | None = None
     while i < len(lines):
@@ -95,6 +87,7 @@ def mdx_to_markdown(source: str, path: str = "") -> str:
             continue
         if _ESM.match(line):
             end = _esm_end(lines, i, path)
+            _read_esm("\n".join(lines[i : end + 1]), document, components, path)
             out.extend([""] * (end - i + 1))
             i = end + 1
             continue
@@ -105,9 +98,31 @@ def mdx_to_markdown(source: str, path: str = "") -> str:
         ):
             j += 1
         chunk = "\n".join(lines[i:j])
-        out.append(_strip_jsx(chunk, path, first_line=i + 1))
+        out.append(_strip_jsx(_Scan(chunk, path, components), first_line=i + 1))
         i = j
-    return "\n".join(out)
+    document.markdown = "\n".join(out)
+    return document
+
+
+def _read_esm(statement: str, document: MdxDocument, components: dict[str, str], path: str) -> None:
+    """Keep what an ESM block says about the page: metadata fields and local components."""
+    if _METADATA.match(statement):
+        for match in KEYED_STRING.finditer(statement):
+            key = match.group(1)
+            value = next(g for g in match.groups()[1:] if g is not None)
+            if key and value.strip():
+                document.metadata.setdefault(key, " ".join(value.split()))
+        return
+    component = _COMPONENT.match(statement)
+    jsx = _JSX_START.search(statement)
+    if component is None or jsx is None:
+        return
+    body = statement[jsx.end() - 1 : statement.rfind(">") + 1]
+    try:
+        rendered = _strip_jsx(_Scan(body, path, dict(components), math=False), first_line=1)
+    except IngestError:
+        return  # a component we cannot read renders nothing we can index
+    components[component.group(1)] = " ".join(rendered.split())
 
 
 def _esm_end(lines: list[str], start: int, path: str) -> int:
@@ -142,8 +157,8 @@ def _esm_end(lines: list[str], start: int, path: str) -> int:
     raise IngestError("unterminated import/export statement", path, start + 1)
 
 
-def _strip_jsx(chunk: str, path: str, first_line: int) -> str:
-    scan = _Scan(chunk, path)
+def _strip_jsx(scan: _Scan, first_line: int) -> str:
+    chunk = scan.text
     out: list[str] = []
     i = 0
     n = len(chunk)
@@ -152,46 +167,89 @@ def _strip_jsx(chunk: str, path: str, first_line: int) -> str:
         if char == "`":
             end = _inline_code_end(chunk, i)
             out.append(chunk[i:end])
-            i = end
-        elif char == "$":
+        elif char == "$" and scan.math:
             end = _math_end(chunk, i)
             out.append(chunk[i:end])
-            i = end
         elif char == "\\" and i + 1 < n:
-            out.append(chunk[i : i + 2])
-            i += 2
+            end = i + 2
+            out.append(chunk[i:end])
         elif chunk.startswith("<!--", i):
             end = chunk.find("-->", i)
             end = n if end < 0 else end + 3
             out.append(_newlines(chunk[i:end]))
-            i = end
         elif char == "<" and not _AUTOLINK.match(chunk, i):
-            parsed = _parse_tag(chunk, i)
-            if parsed is None:
-                out.append(char)
-                i += 1
-                continue
-            end, replacement, tag = parsed
-            if tag.kind == "open" and tag.name.lower() in _DROP_CONTENT:
-                close = re.compile(rf"</{re.escape(tag.name)}\s*>", re.I).search(chunk, end)
-                end = len(chunk) if close is None else close.end()
-            out.append(replacement + _newlines(chunk[i:end]))
-            i = end
+            end = _tag(scan, i, out)
         elif char == "{":
-            closing = _balanced_end(chunk, i, "{", "}")
-            if closing is None:
-                line = first_line + scan.line_at(i) - 1
-                raise IngestError("unbalanced '{' in a JSX expression", path, line)
-            end = closing
-            literal = _STRING_EXPR.fullmatch(chunk, i, end)
-            if literal:
-                out.append(next(g for g in literal.groups() if g is not None))
-            out.append(_newlines(chunk[i:end]))
-            i = end
+            end = _expression(scan, i, first_line, out)
         else:
+            end = i + 1
             out.append(char)
-            i += 1
+        i = end
     return "".join(out)
+
+
+def _tag(scan: _Scan, start: int, out: list[str]) -> int:
+    """Replace the tag at `start` by the prose it carries; returns where scanning resumes."""
+    chunk = scan.text
+    tag = parse_tag(chunk, start)
+    if tag is None:
+        out.append("<")
+        return start + 1
+    end = tag.end
+    if tag.kind == "open" and _TITLE_COMPONENT.fullmatch(tag.name):
+        title_end = _title_heading(scan, start, tag, out)
+        if title_end is not None:
+            return title_end
+    if tag.kind == "open" and tag.name.lower() in _DROP_CONTENT | {"code"}:
+        close = re.compile(rf"</{re.escape(tag.name)}\s*>", re.I).search(chunk, end)
+        block = close is not None and "\n" in chunk[end : close.start()]
+        if tag.name.lower() != "code" or block:  # a one-line <code> is inline code: kept
+            end = len(chunk) if close is None else close.end()
+    if _ATX_HEADING.match(chunk, chunk.rfind("\n", 0, start) + 1):
+        # In a heading a component renders nothing its anchor counts; a placeholder that slugs
+        # to nothing keeps the space before it, as rehype-slug does ("Title <Icon />" -> "title-").
+        replacement = HEADING_JSX
+    elif tag.kind != "close" and tag.name in scan.components:
+        replacement = f" {scan.components[tag.name]} "
+    elif tag.kind == "self":
+        replacement = props_prose(tag.props)
+    else:
+        replacement = "" if tag.kind == "close" else " "
+    out.append(replacement + _newlines(chunk[start:end]))
+    return end
+
+
+def _title_heading(scan: _Scan, start: int, tag: Tag, out: list[str]) -> int | None:
+    """`<PageTitle>Uses</PageTitle>` alone on its line renders the page's h1: emit `# Uses`."""
+    chunk = scan.text
+    line_start = chunk.rfind("\n", 0, start) + 1
+    close = re.compile(rf"</{re.escape(tag.name)}\s*>").search(chunk, tag.end)
+    if chunk[line_start:start].strip() or close is None:
+        return None
+    inner = _strip_jsx(_Scan(chunk[tag.end : close.start()], scan.path, scan.components), 1)
+    text = " ".join(inner.split())
+    if not text:
+        return None
+    out.append(f"# {text}" + _newlines(chunk[start : close.end()]))
+    return close.end()
+
+
+def _expression(scan: _Scan, start: int, first_line: int, out: list[str]) -> int:
+    """A `{...}` expression: a string literal is prose, any other expression is dropped."""
+    end = balanced_end(scan.text, start)
+    if end is None:
+        line = first_line + scan.line_at(start) - 1
+        raise IngestError("unbalanced '{' in a JSX expression", scan.path, line)
+    expression = scan.text[start:end]
+    literal = string_literal(expression)
+    if _HEADING_ID.fullmatch(expression) and scan.text[end:].split("\n", 1)[0].strip() == "":
+        out.append(expression)  # `## Title {#custom-id}`: the heading's id, read later
+    elif literal is not None:
+        out.append(literal)
+    elif expression.lstrip("{ \n").startswith(("[", "{")):
+        out.append(" ".join(literal_prose(expression[1:-1])))
+    out.append(_newlines(expression))
+    return end
 
 
 def _newlines(text: str) -> str:
@@ -205,115 +263,18 @@ def _inline_code_end(text: str, start: int) -> int:
 
 
 def _math_end(text: str, start: int) -> int:
-    delimiter = "$$" if text.startswith("$$", start) else "$"
-    close = text.find(delimiter, start + len(delimiter))
-    if close < 0 or (delimiter == "$" and "\n\n" in text[start:close]):
-        return start + len(delimiter)
-    return close + len(delimiter)
-
-
-def _balanced_end(text: str, start: int, opener: str, closer: str) -> int | None:
-    depth = 0
-    quote: str | None = None
-    i = start
-    while i < len(text):
-        char = text[i]
-        if quote:
-            if char == "\\":
-                i += 1
-            elif char == quote:
-                quote = None
-        elif char in "\"'`":
-            quote = char
-        elif char == opener:
-            depth += 1
-        elif char == closer:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return None
-
-
-@dataclass(frozen=True)
-class _Tag:
-    name: str
-    kind: str  # "open", "close" or "self"
-
-
-_ATTR_NAME = re.compile(r"\s*([A-Za-z_:][\w:.-]*)")
-
-
-def _parse_tag(text: str, start: int) -> tuple[int, str, _Tag] | None:
-    """Parse a JSX/HTML tag at `start`; return (end, prose to keep) or None if it is not a tag."""
-    if text.startswith("<>", start):
-        return start + 2, "", _Tag("", "open")
-    if text.startswith("</>", start):
-        return start + 3, "", _Tag("", "close")
-    match = _TAG_START.match(text, start)
-    if not match or match.group(2) is None:
-        return None
-    closing = bool(match.group(1))
-    name = match.group(2)
-    i = match.end()
-    props: list[tuple[str, str]] = []
-    while i < len(text):
-        while i < len(text) and text[i].isspace():
-            i += 1
-        if text.startswith("/>", i):
-            return i + 2, _props_prose(props), _Tag(name, "self")
-        if i < len(text) and text[i] == ">":
-            return i + 1, "" if closing else " ", _Tag(name, "close" if closing else "open")
-        if i < len(text) and text[i] == "{":  # spread props: {...rest}
-            end = _balanced_end(text, i, "{", "}")
-            if end is None:
-                return None
-            i = end
-            continue
-        attr = _ATTR_NAME.match(text, i)
-        if not attr:
-            return None
-        name = attr.group(1)
-        i = attr.end()
-        if text.startswith("=", i):
-            i += 1
-            value, i = _attr_value(text, i)
-            if i < 0:
-                return None
-            if value is not None:
-                props.append((name, value))
-    return None
-
-
-def _attr_value(text: str, i: int) -> tuple[str | None, int]:
-    if i >= len(text):
-        return None, -1
-    char = text[i]
-    if char in "\"'":
-        close = text.find(char, i + 1)
-        return (None, -1) if close < 0 else (text[i + 1 : close], close + 1)
-    if char == "{":
-        end = _balanced_end(text, i, "{", "}")
-        if end is None:
-            return None, -1
-        literal = _STRING_EXPR.fullmatch(text, i, end)
-        return (next(g for g in literal.groups() if g is not None) if literal else None), end
-    return None, -1
-
-
-def _props_prose(props: list[tuple[str, str]]) -> str:
-    """Prose for a self-closing component.
-
-    `<Metric label="LCP" before="4.1 s" />` becomes `LCP: before 4.1 s.`"""
-    kept = [(k, v.strip()) for k, v in props if k.lower() not in _MARKUP_PROPS and v.strip()]
-    kept = [(k, v) for k, v in kept if not v.startswith(("/", "./", "http", "#"))]
-    kept = [(k, v) for n, (k, v) in enumerate(kept) if v not in [w for _, w in kept[:n]]]
-    if not kept:
-        return " "
-    lead_keys = ("title", "label", "caption", "alt", "heading", "text", "quote")
-    lead = next((v for k, v in kept if k.lower() in lead_keys), None)
-    rest = [(k, v) for k, v in kept if v != lead]
-    details = ", ".join(f"{k} {v}" for k, v in rest)
-    if lead and details:
-        return f" {lead}: {details}. "
-    return f" {lead or details}. "
+    """End of `$...$` or `$$...$$` math; a `$` that cannot open math (Pandoc's rule: a space
+    after an opening `$`, before a closing one, or a digit after it) is a plain dollar sign."""
+    if text.startswith("$$", start):
+        close = text.find("$$", start + 2)
+        return start + 2 if close < 0 else close + 2
+    if start + 1 >= len(text) or text[start + 1].isspace():
+        return start + 1
+    close = start + 1
+    while True:
+        close = text.find("$", close + 1)
+        if close < 0 or "\n\n" in text[start:close]:
+            return start + 1
+        after = text[close + 1 : close + 2]
+        if not text[close - 1].isspace() and not after.isdigit():
+            return close + 1

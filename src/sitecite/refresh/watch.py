@@ -1,0 +1,64 @@
+"""`sitecite index --watch`: re-index a folder when its files change.
+
+watchfiles (Rust notify) reports changes in batches; a batch is only handed on once the folder
+has been quiet for the debounce interval, so saving ten files at once rebuilds once. The index
+directory (and other dot folders) are ignored even when they sit inside the folder. A running
+`sitecite serve` notices the swapped-in index and reloads it (serve/live.py).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from sitecite.errors import SiteciteError
+
+CONTENT_SUFFIXES = (".md", ".mdx", ".markdown", ".html", ".htm", ".json", ".yaml", ".yml")
+
+
+def content_filter(index_dir: Path) -> Callable[[object, str], bool]:
+    """Changes worth a rebuild: content files, outside the index and dot folders."""
+    index_dir = index_dir.resolve()
+
+    def interesting(_change: object, path: str) -> bool:
+        resolved = Path(path).resolve()
+        if resolved == index_dir or index_dir in resolved.parents:
+            return False
+        if any(part.startswith(".") for part in resolved.parts[1:]):
+            return False
+        return resolved.suffix.lower() in CONTENT_SUFFIXES
+
+    return interesting
+
+
+def watch_folder(
+    folder: str | Path,
+    index_dir: str | Path,
+    debounce_ms: int,
+    rebuild: Callable[[set[str]], object],
+    out: TextIO | None = None,
+    stop: threading.Event | None = None,
+) -> None:
+    """Call `rebuild(changed paths)` after each debounced batch of changes, until stopped
+    (Ctrl-C, or `stop` set). A failed rebuild is reported and watching goes on."""
+    from watchfiles import watch
+
+    out = out or sys.stderr
+    print(f"sitecite: watching {folder} (Ctrl-C to stop)", file=out, flush=True)
+    for changes in watch(
+        folder,
+        watch_filter=content_filter(Path(index_dir)),
+        step=debounce_ms,  # quiet this long -> hand the batch on
+        debounce=debounce_ms * 10,  # but never hold changes longer than this
+        stop_event=stop,
+        raise_interrupt=False,
+    ):
+        changed = {path for _, path in changes}
+        print(f"sitecite: {len(changed)} file(s) changed, re-indexing", file=out, flush=True)
+        try:
+            rebuild(changed)
+        except SiteciteError as error:
+            print(f"sitecite: error: {error} (still watching)", file=out, flush=True)
