@@ -98,7 +98,7 @@ class LogWriter:
         # A cached answer is the same bytes object every time, and visitors repeat questions:
         # each distinct body is parsed once and each distinct question redacted once.
         self._outcomes = _Memo(4096)
-        self._questions = _Memo(16384)
+        self._rows = _Memo(16384)
         self._second = (-1, "")
         self._wake = threading.Event()
         self._done = threading.Condition()
@@ -185,28 +185,37 @@ class LogWriter:
         self, answer_id: str, at: float, question: str, body: bytes, cache: str,
         latency_ms: float, visitor: str | None,
     ) -> tuple[Any, ...]:  # fmt: skip
-        """One row in the columns of `AskRecord.row()`."""
-        outcome = self._outcomes.get(body) or self._outcomes.remember(body, outcome_of(body))
-        redacted = self._questions.get(question) or self._questions.remember(
-            question, redact(question)
-        )
-        spent = cache == "miss"  # a cached answer cost no tokens, whatever the first one cost
+        """One row in the columns of `AskRecord.row()`; all but the id, time, latency and
+        visitor comes from a memo of (question, answer body, cache status)."""
+        key = (question, body, cache)
+        memo = self._rows.get(key) or self._rows.remember(key, self._fixed(question, body, cache))
+        middle, tokens = memo
         return (
             answer_number(answer_id),
             self._timestamp(at),
-            redacted,
+            *middle,
+            round(latency_ms, 3),
+            *tokens,
+            cache,
+            visitor,
+        )
+
+    def _fixed(
+        self, question: str, body: bytes, cache: str
+    ) -> tuple[tuple[Any, ...], tuple[int, int]]:
+        """The columns every answer with this question, body and cache status shares."""
+        outcome = self._outcomes.get(body) or self._outcomes.remember(body, outcome_of(body))
+        spent = cache == "miss"  # a cached answer cost no tokens, whatever the first one did
+        middle = (
+            redact(question),
             outcome.resolved,
             outcome.outcome,
             outcome.reason,
             outcome.best_score,
             outcome.cited,
             outcome.generator,
-            round(latency_ms, 3),
-            outcome.prompt_tokens if spent else 0,
-            outcome.output_tokens if spent else 0,
-            cache,
-            visitor,
         )
+        return middle, (outcome.prompt_tokens, outcome.output_tokens) if spent else (0, 0)
 
     def _timestamp(self, at: float) -> str:
         """ISO 8601 in UTC with milliseconds, as AskRecord writes it (the second is reused)."""
