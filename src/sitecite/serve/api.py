@@ -61,6 +61,7 @@ def check_rate_limit(request: Request, state: ServerState, scope: str) -> dict[s
     client = state.client_address.resolve(
         request.client.host if request.client else "unknown", request.scope["headers"]
     )
+    request.scope["sitecite.client"] = client  # for the visitor hash, without resolving twice
     verdict = state.limiter.take(client if scope == "ask" else f"{scope}|{client}")
     limit_headers = (
         {

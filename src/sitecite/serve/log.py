@@ -83,7 +83,7 @@ class LogWriter:
         self,
         path: Path,
         keep_days: int,
-        interval: float = 0.25,
+        interval: float = 1.0,
         max_backlog: int = 200_000,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:

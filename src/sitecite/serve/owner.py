@@ -96,10 +96,11 @@ class OwnerLoop:
             return
         visitor = None
         if self.visitors is not None:
-            peer = request.client.host if request.client else "unknown"
-            visitor = self.visitors.hash(
-                state.client_address.resolve(peer, request.scope["headers"])
-            )
+            client = request.scope.get("sitecite.client")
+            if client is None:
+                peer = request.client.host if request.client else "unknown"
+                client = state.client_address.resolve(peer, request.scope["headers"])
+            visitor = self.visitors.hash(client)
         latency = (time.perf_counter() - started) * 1000.0
         self.log.record_ask(answer_id, question, served.body, served.cache, latency, visitor)
 
