@@ -16,12 +16,12 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from _server import environment, running_server
+
 MAX_COST = 0.10
 
 
-def measure(
-    args: Any, index: Path, questions: Path, running_server: Any, run_wrk: Any
-) -> dict[str, Any]:
+def measure(args: Any, index: Path, questions: Path, run_wrk: Any) -> dict[str, Any]:
     """Rounds of cached traffic against a logging and a non-logging server; medians and cost."""
     log_file = index.parent / f"{index.name}.bench-questions.sqlite"
     variants = {
@@ -32,7 +32,9 @@ def measure(
     load_before = round(os.getloadavg()[0], 2)
     with ExitStack() as stack:
         servers = {
-            name: stack.enter_context(running_server(index, args.workers, args.rate_limit, env))
+            name: stack.enter_context(
+                running_server(index, args.workers, args.rate_limit, env=environment(**env))
+            )
             for name, env in variants.items()
         }
         for round_number in range(args.rounds):

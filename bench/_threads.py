@@ -1,13 +1,15 @@
 """Single-query embedding latency at a given thread count, idle or beside a busy core.
 
 The thread count is the embedder's own (onnxruntime fixes it when its session is made, so each
-count gets its own embedder) and torch's (for the torch backend, set before every timing)."""
+count gets its own embedder) and torch's (for the torch backend, set before every timing, and
+only when torch is loaded)."""
 
 from __future__ import annotations
 
 import contextlib
 import multiprocessing
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -52,13 +54,22 @@ def by_condition(
     return results
 
 
+def set_torch_threads(threads: int) -> int:
+    """Set torch's thread count if a torch-backed embedder loaded torch; the previous count (the
+    default embedder runs on onnxruntime, whose count is fixed per embedder, without torch)."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return threads
+    previous = int(torch.get_num_threads())
+    torch.set_num_threads(threads)
+    return previous
+
+
 def embedding_latency(
     embedder: Embedder, texts: Sequence[str], threads: int
 ) -> tuple[float, float]:
     """p50/p95 ms of `embed_query` one question at a time, as a server answers."""
-    import torch
-
-    torch.set_num_threads(threads)
+    set_torch_threads(threads)
     for text in texts[:3]:
         embedder.embed_query(text)
     durations = []
@@ -71,9 +82,7 @@ def embedding_latency(
 
 def batch_rate(embedder: Embedder, passages: Sequence[str], threads: int) -> float:
     """Passages per second embedded in batches, as an index build does."""
-    import torch
-
-    torch.set_num_threads(threads)
+    set_torch_threads(threads)
     embedder.embed(list(passages[:8]))
     started = time.perf_counter()
     embedder.embed(list(passages))
@@ -89,7 +98,6 @@ def thread_matrix(
     """Per host condition ("idle", "one core busy") and thread count (`embedder_at(threads)` is
     the embedder running at that many): single-question latency [p50, p95] ms and batch
     passages/s; plus the load average seen."""
-    import torch
 
     def measure(threads: int) -> dict[str, Any]:
         embedder = embedder_at(threads)
@@ -98,8 +106,8 @@ def thread_matrix(
             "batch_per_s": batch_rate(embedder, passages, threads),
         }
 
-    original = torch.get_num_threads()
+    original = set_torch_threads(1)
     try:
         return by_condition(thread_counts, measure)
     finally:
-        torch.set_num_threads(original)
+        set_torch_threads(original)

@@ -1,7 +1,7 @@
 """The evaluation harness on SQuAD 2.0 (../shared/data/abstention/squad2): can sitecite refuse
 the unanswerable questions without refusing the answerable ones?
 
-Every paragraph becomes a section; every question becomes a DESIGN.md question: answerable ->
+Every paragraph becomes a section; every question a docs/question-set.md question: answerable ->
 category `fact` expecting its paragraph and containing the (shortest) gold answer exactly,
 unanswerable -> category `abstention` (must be refused). SQuAD 2.0's unanswerable questions
 were written against the very paragraph they sit beside, so they are near misses by design:

@@ -5,7 +5,7 @@ For each size: p50/p95 of query embedding (bundled MiniLM, 1 thread), exact dens
 cosine loop the project replaces (where it finishes: up to 100,000) and its ratio to the dense
 search; the optional HNSW index (faiss, `retrieve.ann = "hnsw"`) with its recall@10 against
 exact search; and memory per section. Then index build throughput and an unchanged rebuild on
-the example site (real model), and query embedding at 1 and 2 torch threads, idle and with one
+the example site (real model), and query embedding at 1 and 2 threads, idle and with one
 core busy. Synthetic sections are derived from SciFact (see bench/_synthetic.py).
 
     python bench/speed.py [--sizes 125,10000,100000,1000000] [--queries 200] [--json]
@@ -27,7 +27,7 @@ import numpy as np
 from _common import REPO, console, percentiles_ms
 from _scifact_data import build_scifact_index, load_scifact, query_vectors
 from _synthetic import Base, bm25_bytes, make_base, synthetic_index
-from _threads import embedding_latency, thread_matrix
+from _threads import embedding_latency, set_torch_threads, thread_matrix
 
 from sitecite.config import DEFAULT_EMBEDDER, RetrieveSettings
 from sitecite.embed import Embedder, get_embedder
@@ -360,9 +360,7 @@ def main(argv: list[str] | None = None) -> int:
         if "build" in skip
         else build_throughput(get_embedder(DEFAULT_EMBEDDER, threads=os.cpu_count() or 1))
     )
-    import torch
-
-    torch.set_num_threads(1)
+    set_torch_threads(1)
     base: Base = make_base(index.vectors, [s.embed_text for s in index.sections])
     del index
     settings = RetrieveSettings()

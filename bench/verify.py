@@ -1,22 +1,17 @@
-"""Verification on the example site: its cost, what it catches from a lying model, what it costs
-a faithful one, and where the support threshold comes from.
+"""Verification on the example site with a scripted model: its cost, what it catches from a
+lying model, and what it costs a faithful one. (Model-written answers with labelled sentences
+are bench/verify_replies.py, where the thresholds are chosen.)
 
-- latency: verification time per answer (embedding the answer's sentences included), p50/p95;
+- latency: verification time per answer, p50/p95 (it never runs the embedder);
 - lying: every answerable question of examples/questions.json goes through `answer` with a
   scripted chat-completions server on 127.0.0.1 whose answers are corrupted one way each
   (invented number, wrong name, citation outside the context, sentence from another page,
   invented claim, uncited claim, injected text, negation); counts drafts caught per check and
   the corrupted sentences that reached the user (must be 0);
 - faithful: the same server paraphrasing its sources faithfully; the false-drop rate is the
-  share of faithful sentences verification removed, and of answers that lost the model's text;
-- threads: the same latency with the embedder at each thread count (`--threads`), on an idle
-  host and beside a process spinning on one core, side by side in one run;
-- `--calibrate`: the support threshold, from examples/calibration.json only: halfway between
-  the weakest faithful sentence and the strongest corrupted one that no other check caught; and
-  the lowest best-source cosine of any sentence with most of its words in its sources, which
-  the cosine floor (half of it) rests on.
+  share of faithful sentences verification removed, and of answers that lost the model's text.
 
-    python bench/verify.py [--calibrate] [--threads 1,2] [--json]
+    python bench/verify.py [--json]
 """
 
 from __future__ import annotations
@@ -34,7 +29,6 @@ from typing import Any, TypeVar
 
 import numpy as np
 from _common import CACHE, REPO
-from _threads import by_condition
 
 sys.path.insert(0, str(REPO / "tests"))
 from scripted_llm import CORRUPTIONS, ScriptedLLM, corrupt, faithful  # noqa: E402
@@ -45,21 +39,18 @@ from sitecite.generate import Context  # noqa: E402
 from sitecite.generate.prompts import parse_reply  # noqa: E402
 from sitecite.index.build import build_index  # noqa: E402
 from sitecite.index.store import load_index  # noqa: E402
-from sitecite.pipeline import Engine, answer  # noqa: E402
+from sitecite.pipeline import Engine, admitted_context, answer  # noqa: E402
 from sitecite.retrieve import search  # noqa: E402
 from sitecite.screen import screen_question  # noqa: E402
 from sitecite.verify import (  # noqa: E402
     CHECK_NAMES,
-    COSINE_FLOOR,
     DEFAULT_SUPPORT_THRESHOLD,
-    FLOOR_COVERAGE,
     SentenceVerdict,
-    answer_sentences,
+    draft_sentences,
 )
 
 SITE = REPO / "examples" / "site"
 QUESTIONS = REPO / "examples" / "questions.json"
-CALIBRATION = REPO / "examples" / "calibration.json"
 INDEX_DIR = CACHE / "site-index"
 FAITHFUL_VARIANTS = 3
 T = TypeVar("T")
@@ -116,38 +107,27 @@ def contexts(engine: Engine, questions: list[str]) -> list[Context]:
             engine.threshold,
             engine.settings.retrieve,
         ).hits
-        admitted = [h.section for h in hits if h.admitted]
+        admitted = [h for h in hits if h.admitted]
         if admitted:
-            rows = [engine.index.row_of[s.id] for s in admitted]
-            out.append(
-                Context(
-                    question,
-                    vector,
-                    engine.index,
-                    rows,
-                    admitted,
-                    engine.embedder,
-                    screen_question(question).answer_kind,
-                )
-            )
+            screen = screen_question(question)
+            out.append(admitted_context(engine, question, vector, admitted, screen)[0])
     return out
 
 
-Scored = tuple[
-    list[SentenceVerdict], list[tuple[str, SentenceVerdict]], list[tuple[float, float, float, int]]
-]
+Scored = tuple[list[SentenceVerdict], list[tuple[str, SentenceVerdict]], list[tuple[float, ...]]]
 
 
 def scored_sentences(engine: Engine, questions: list[str], label: str) -> Scored:
-    """Faithful and corrupted sentences, every score computed; and each faithful answer's
-    verification time as `answer` runs it (the embedder only for undecided sentences)."""
+    """Faithful and corrupted sentences with their verdicts, and each faithful answer's
+    verification time (wall, CPU) and the words it had to embed."""
     generator = engine.generator
     verifier = generator.verifier
     honest: list[SentenceVerdict] = []
     lies: list[tuple[str, SentenceVerdict]] = []
-    timings: list[tuple[float, float, float, int]] = []
+    timings: list[tuple[float, ...]] = []
     for number, context in enumerate(progress(contexts(engine, questions), label)):
         prepared = generator.prepare(context)
+        evidence = prepared.reply_context.evidence
         body = {"messages": prepared.messages}
         replies: list[tuple[tuple[str, list[str]] | None, Any]] = [
             (None, parse_reply(faithful(body, v).content)) for v in range(FAITHFUL_VARIANTS)
@@ -158,73 +138,13 @@ def scored_sentences(engine: Engine, questions: list[str], label: str) -> Scored
         for tag, reply in replies:
             if reply is None or reply.not_on_site:
                 continue
+            result = verifier.verify(reply.answer, evidence, reply.citations)
             if tag is None:
-                verifier.always_embed = False
-                timed = generator.verify(reply.answer, reply.citations, prepared.evidence, context)
-            verifier.always_embed = True
-            result = generator.verify(reply.answer, reply.citations, prepared.evidence, context)
-            verifier.always_embed = False
-            if tag is None:
-                timings.append((timed.ms, timed.cpu_ms, result.ms, timed.embedded))
+                timings.append((result.ms, result.cpu_ms))
                 honest += result.sentences
             else:
                 lies += [(tag[0], v) for v in result.sentences if _plain(v.clean) in tag[1]]
     return honest, lies, timings
-
-
-def thread_latency(
-    engine: Engine, questions: list[str], thread_counts: list[int]
-) -> dict[str, dict[str, Any]]:
-    """Verification ms per faithful answer (p50/p95) with the embedder at each thread count, on
-    an idle host and with one core busy; the drafts are built once and verified under each."""
-    generator = engine.generator
-    verifier = generator.verifier
-    drafts = []
-    for context in contexts(engine, questions):
-        prepared = generator.prepare(context)
-        body = {"messages": prepared.messages}
-        for variant in range(FAITHFUL_VARIANTS):
-            reply = parse_reply(faithful(body, variant).content)
-            if reply is not None and not reply.not_on_site:
-                drafts.append((reply, prepared, context))
-
-    def measure(threads: int) -> dict[str, float]:
-        verifier.embedder = get_embedder(DEFAULT_EMBEDDER, threads=threads)
-        verifier.embedder.embed(["warm up", "the embedder at this thread count"])
-        return percentiles(
-            [
-                generator.verify(r.answer, r.citations, p.evidence, c).ms
-                for r, p, c in progress(drafts, f"{threads} thread(s)")
-            ]
-        )
-
-    original = verifier.embedder
-    try:
-        return by_condition(thread_counts, measure)
-    finally:
-        verifier.embedder = original
-
-
-def calibrate(engine: Engine) -> dict[str, Any]:
-    honest, lies, _ = scored_sentences(engine, answerable(CALIBRATION), "calibration set")
-    weakest = min(v.support for v in honest)
-    left = [
-        v.support
-        for _, v in lies
-        if not set(v.problems) - {"support"}
-        and not v.problems.get("support", "").startswith("negates")
-    ]
-    strongest = max(left) if left else 0.0
-    covered = [v.cosine for v in [*honest, *(v for _, v in lies)] if v.coverage >= FLOOR_COVERAGE]
-    return {
-        "lowest_cosine_at_floor_coverage": round(min(covered), 4) if covered else None,
-        "sentences_at_floor_coverage": len(covered),
-        "weakest_faithful": round(weakest, 4),
-        "strongest_corrupted_left_to_support": round(strongest, 4),
-        "threshold": round((weakest + strongest) / 2, 2),
-        "faithful_sentences": len(honest),
-        "corrupted_sentences": len(lies),
-    }
 
 
 def lying_run(engine: Engine, server: ScriptedLLM, questions: list[str]) -> dict[str, Any]:
@@ -274,7 +194,7 @@ def unsupported_shown(engine: Engine, result: Any, planted: list[str]) -> list[s
     """Planted sentences in the answer that the sections they now cite do not contain verbatim
     (a true sentence the extractive fallback quotes with its right citation is not a leak)."""
     found = []
-    for sentence in answer_sentences(result.answer):
+    for sentence in (s.text for s in draft_sentences(result.answer)):
         shown = _plain(re.sub(r"\s*\[\d+\]", "", sentence))
         for text in (p for p in planted if p and p in shown):
             cited = [
@@ -334,24 +254,15 @@ def percentiles(values: list[float]) -> dict[str, float]:
     }
 
 
-def measure(calibrating: bool, thread_counts: list[int]) -> dict[str, Any]:
-    report: dict[str, Any] = {
-        "support_threshold": DEFAULT_SUPPORT_THRESHOLD,
-        "cosine_floor": COSINE_FLOOR,
-    }
+def measure() -> dict[str, Any]:
+    report: dict[str, Any] = {"support_threshold": DEFAULT_SUPPORT_THRESHOLD}
     with ScriptedLLM() as server:
         engine = engine_for(server)
-        if calibrating:
-            report["calibration"] = calibrate(engine)
         questions = answerable(QUESTIONS)
-        contexts(engine, questions[:3])  # warm torch up before timing anything
+        contexts(engine, questions[:3])  # warm the embedder up before timing anything
         honest, lies, timings = scored_sentences(engine, questions, "question set")
         report["verify_ms_per_answer"] = percentiles([t[0] for t in timings])
         report["verify_cpu_ms_per_answer"] = percentiles([t[1] for t in timings])
-        report["verify_ms_every_sentence_embedded"] = percentiles([t[2] for t in timings])
-        report["answers_needing_the_embedder"] = (
-            round(sum(t[3] > 0 for t in timings) / len(timings), 4) if timings else 0.0
-        )
         report["load_average_1m"] = round(os.getloadavg()[0], 2)
         report["cpus"] = os.cpu_count()
         dropped = [v for v in honest if not v.ok]
@@ -359,15 +270,14 @@ def measure(calibrating: bool, thread_counts: list[int]) -> dict[str, Any]:
             "n": len(honest),
             "dropped": len(dropped),
             "false_drop_rate": round(len(dropped) / len(honest), 4) if honest else 0.0,
-            "examples": [(v.clean[:80], v.problems) for v in dropped[:3]],
+            "examples": [(v.clean[:80], v.problems) for v in dropped[:5]],
         }
         report["corrupted_sentences"] = {
             "n": len(lies),
             "passed": sum(v.ok for _, v in lies),
             "caught_by": dict(Counter(name for _, v in lies for name in v.problems)),
+            "passed_examples": [(k, v.clean[:80]) for k, v in lies if v.ok][:5],
         }
-        if thread_counts:
-            report["verify_ms_by_threads"] = thread_latency(engine, questions, thread_counts)
         report["lying"] = lying_run(engine, server, questions)
         report["faithful"] = faithful_run(engine, server, questions)
     return report
@@ -388,33 +298,9 @@ def print_table(report: dict[str, Any]) -> None:
             f"{latency['p50']} / {latency['p95']} / {latency['max']} (n={latency['n']})",
         ),
         ("verify CPU ms per answer p50 / p95 / max", f"{cpu['p50']} / {cpu['p95']} / {cpu['max']}"),
-        (
-            "verify wall ms, every sentence through the embedder",
-            "{p50} / {p95} / {max}".format(**report["verify_ms_every_sentence_embedded"]),
-        ),
-        (
-            "answers whose verification ran the embedder",
-            f"{report['answers_needing_the_embedder']:.1%}",
-        ),
         ("load average while measuring / CPUs", f"{report['load_average_1m']} / {report['cpus']}"),
         ("support threshold in use", str(report["support_threshold"])),
     ]
-    if "calibration" in report:
-        c = report["calibration"]
-        rows.append(
-            (
-                "calibration: weakest faithful / strongest corrupted / midpoint",
-                f"{c['weakest_faithful']} / {c['strongest_corrupted_left_to_support']} / "
-                f"{c['threshold']}",
-            )
-        )
-        rows.append(
-            (
-                f"calibration: lowest cosine at coverage >= {FLOOR_COVERAGE} (sentences)",
-                f"{c['lowest_cosine_at_floor_coverage']} ({c['sentences_at_floor_coverage']}); "
-                f"floor in use {report['cosine_floor']}",
-            )
-        )
     lies = report["corrupted_sentences"]
     rows.append(
         ("corrupted sentences verified directly / passed", f"{lies['n']} / {lies['passed']}")
@@ -445,46 +331,16 @@ def print_table(report: dict[str, Any]) -> None:
     for name, value in rows:
         table.add_row(name, value)
     Console().print(table)
-    if report.get("verify_ms_by_threads"):
-        print_threads(report["verify_ms_by_threads"])
-
-
-def print_threads(matrix: dict[str, dict[str, Any]]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    counts = [k for k in next(iter(matrix.values())) if k.isdigit()]
-    table = Table(title="Verification ms per faithful answer by embedder threads (p50 / p95)")
-    table.add_column("host")
-    for count in counts:
-        table.add_column(f"{count} thread(s)", justify="right")
-    table.add_column("load avg (1 min)", justify="right")
-    for condition, row in matrix.items():
-        cells = [f"{row[c]['p50']} / {row[c]['p95']}" for c in counts]
-        table.add_row(condition, *cells, f"{row['load_1min']:.2f}")
-    Console().print(table)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument(
-        "--calibrate",
-        action="store_true",
-        help="derive the support threshold from the calibration (dev) set",
-    )
-    parser.add_argument(
-        "--threads",
-        default="1,2",
-        help="embedder thread counts to time verification at, idle and with a busy core "
-        "('' to skip)",
-    )
-    parser.add_argument(
         "--json", action="store_true", help="print one JSON object as the last line"
     )
     args = parser.parse_args(argv)
-    thread_counts = [int(t) for t in args.threads.split(",") if t.strip()]
     started = time.perf_counter()
-    report = measure(args.calibrate, thread_counts)
+    report = measure()
     report["seconds"] = round(time.perf_counter() - started, 1)
     print_table(report)
     if args.json:

@@ -334,7 +334,7 @@ def _trim(sentence: str) -> str:
 
 def faithful_parts(body: dict[str, Any], variant: int = 0) -> list[tuple[str, int]]:
     """One to three (sentence, source n) pairs answering the question, paraphrased but faithful."""
-    from sitecite.text import content_terms
+    from sitecite.tokens import content_stems as content_terms
 
     sources = parsed_sources(body)
     focus = set(content_terms(question_of(body)))
@@ -430,7 +430,7 @@ def corrupt(body: dict[str, Any], kind: str, variant: int = 0) -> tuple[Reply, l
     elif kind == "citation":
         n = len(sources) + 2
     elif kind == "wrong_source":
-        from sitecite.text import content_terms
+        from sitecite.tokens import content_stems as content_terms
 
         own = next(x for x in sources if x.n == n)
         cited_terms = set(content_terms(" ".join(own.sentences)))

@@ -1,12 +1,16 @@
-"""Embedders: MiniLM on onnxruntime gives torch's vectors; the hashing fake is stable; the
-OpenAI-compatible client speaks `/embeddings` to a real server on 127.0.0.1."""
+"""Embedders: MiniLM on onnxruntime gives sentence-transformers' vectors without importing
+torch; the hashing fake is stable; the OpenAI-compatible client speaks `/embeddings` to a real
+server on 127.0.0.1."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -14,21 +18,45 @@ import pytest
 from conftest import EXAMPLE_SITE
 
 from sitecite.embed import Embedder, HashEmbedder, get_embedder
+from sitecite.embed.local import SentenceTransformerEmbedder
+from sitecite.embed.onnx import OnnxEmbedder
 from sitecite.embed.openai import OpenAIEmbedder
 from sitecite.errors import ConfigError, EmbedError
 from sitecite.ingest import load_site
 
 
-def test_onnx_and_torch_give_the_same_vectors(embedder: Embedder) -> None:
-    torch_embedder = get_embedder(
-        "sentence-transformers/all-MiniLM-L6-v2", threads=2, backend="torch"
-    )
-    assert getattr(embedder, "backend", "") == "onnx" and torch_embedder.backend == "torch"
-    texts = [s.embed_text for s in load_site(EXAMPLE_SITE).sections[:40]] + ["", "a", "Lisbon?"]
-    fast, exact = embedder.embed(texts), torch_embedder.embed(texts)
+def test_onnx_gives_the_sentence_transformers_vectors(embedder: Embedder) -> None:
+    pytest.importorskip("sentence_transformers", reason="the reference needs the torch extra")
+    reference = get_embedder("sentence-transformers/all-MiniLM-L6-v2", threads=2, backend="torch")
+    assert isinstance(embedder, OnnxEmbedder)
+    assert isinstance(reference, SentenceTransformerEmbedder)
+    long_text = " ".join(s.embed_text for s in load_site(EXAMPLE_SITE).sections[:3])
+    texts = [s.embed_text for s in load_site(EXAMPLE_SITE).sections[:40]]
+    texts += ["", "a", "Lisbon?", "naïve café — 東京 🚀", long_text]  # empty, unicode, > 256 tokens
+    fast, exact = embedder.embed(texts), reference.embed(texts)
     assert fast.shape == exact.shape == (len(texts), 384) and fast.dtype == np.float32
-    assert float((fast * exact).sum(axis=1).min()) > 0.9999
+    assert float((fast * exact).sum(axis=1).min()) >= 0.9999
     assert np.allclose(np.linalg.norm(fast, axis=1), 1.0, atol=1e-5)
+    assert embedder.count_tokens(long_text) == reference.count_tokens(long_text) > 256
+
+
+def test_onnx_rows_come_back_in_the_order_given(embedder: Embedder) -> None:
+    texts = ["a much longer question about the caching of web pages", "hi", "medium length"]
+    together = embedder.embed(texts)
+    one_by_one = np.vstack([embedder.embed([text]) for text in texts])
+    assert np.allclose(together, one_by_one, atol=1e-5)
+
+
+def test_answering_never_imports_torch(example_index: Path) -> None:
+    code = (
+        "import sys\n"
+        "from sitecite.cli import main\n"
+        f"main(['ask', 'Which city is she based in?', '--index', {str(example_index)!r}])\n"
+        "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_hash_embedder_is_deterministic_and_unit_length() -> None:

@@ -47,8 +47,10 @@ def test_a_valid_verdict_in_one_call(server: ScriptedLLM) -> None:
     body = server.requests[0]
     assert body["temperature"] == 0.0 and body["model"] == "judge-model"
     user = body["messages"][-1]["content"]
-    assert "[1] About (about#intro)\nNoor lives in Lisbon." in user
-    assert "[2] Uses › Desk (uses#desk)" in user and "ANSWER:\nIn Lisbon. [1]" in user
+    assert '<source n="1" title="About" heading="">\nNoor lives in Lisbon.\n</source>' in user
+    assert (
+        '<source n="2" title="Uses" heading="Desk">' in user and "ANSWER:\nIn Lisbon. [1]" in user
+    )
 
 
 def test_invalid_json_then_valid_is_retried(server: ScriptedLLM) -> None:

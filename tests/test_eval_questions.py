@@ -1,4 +1,4 @@
-"""Question sets: DESIGN.md defaults, and errors that name the question and the field."""
+"""Question sets: docs/question-set.md defaults, and errors that name the question and the field."""
 
 from __future__ import annotations
 

@@ -18,14 +18,15 @@ from sitecite.embed import Embedder, HashEmbedder
 from sitecite.eval import RunStore, compare_reports, latest_lab_html, load_question_set
 from sitecite.eval.compare import report_from_history
 from sitecite.eval.gate import missed_bars, parse_bars, write_junit
-from sitecite.eval.judge import Judge
+from sitecite.eval.judge import JUDGE_PROMPT_VERSION, Judge
 from sitecite.eval.pacing import RateLimiter
 from sitecite.eval.questions import QuestionSet, index_source_ids
 from sitecite.eval.runner import Runner
 from sitecite.generate import Context, Generator
+from sitecite.generate.prompts import prompt_sources, source_blocks
 from sitecite.index.store import store_thresholds
 from sitecite.pipeline import Engine
-from sitecite.types import Draft
+from sitecite.types import Draft, Section
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTIONS = REPO / "examples" / "questions.json"
@@ -116,11 +117,13 @@ class RecordingGenerator(Generator):
     def __init__(self, inner: Generator, flaky: bool = False) -> None:
         self.inner, self.flaky = inner, flaky
         self.seen: dict[str, list[list[str]]] = {}
+        self.sections: dict[str, list[Section]] = {}
         self.calls = 0
 
     def generate(self, context: Context) -> Draft:
         self.calls += 1
         self.seen.setdefault(context.question, []).append([s.id for s in context.sections])
+        self.sections[context.question] = list(context.sections)
         if self.flaky:  # per question: refuse the first time, quote a section the second, ...
             if len(self.seen[context.question]) % 2:
                 return Draft("", (), True, "recording", refusal_reason="coin_flip")
@@ -155,17 +158,22 @@ def test_the_judge_grades_exactly_what_the_generator_saw(
     by_question = {q["question"]: q for q in report.questions}
     for question_text, hit_ids in searches:
         assert [h["id"] for h in by_question[question_text]["retrieved"]] == hit_ids
-    # the judge saw exactly the context the generator saw (none when the generator was not called)
+    # the judge saw exactly the sources the generator saw, rendered as the model's prompt
+    # renders them (none when the generator was not called)
     assert len(chat.messages) == len(questions)
     for messages in chat.messages:
         user = messages[-1]["content"]
         question_text = user.split("QUESTION:\n", 1)[1].split("\n\nSOURCES:", 1)[0]
-        judged = re.findall(r"^\[\d+\] .*\(([^()]+)\)$", user.split("\n\nANSWER:")[0], flags=re.M)
+        judged = user.split("SOURCES:\n", 1)[1].split("\n\nANSWER:", 1)[0]
         generated = recorder.seen.get(question_text, [[]])
         assert len(generated) <= 1
-        assert judged == generated[0] == by_question[question_text]["context_ids"]
+        assert generated[0] == by_question[question_text]["context_ids"]
+        seen = recorder.sections.get(question_text, [])
+        assert judged == (
+            source_blocks(prompt_sources(seen)) if seen else "(no sources were given)"
+        )
     assert report.run["judge"]["model"] == "fake-judge"
-    assert report.run["judge"]["prompt_version"] == "judge-v1"
+    assert report.run["judge"]["prompt_version"] == JUDGE_PROMPT_VERSION
 
 
 def test_repeat_reports_flaky_questions(index_copy: Path, hash_engine: Engine) -> None:

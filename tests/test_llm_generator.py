@@ -96,12 +96,23 @@ def test_invented_number_is_dropped_and_the_rest_kept(engine, server):
     assert "drop: removed 1 of 2" in checks(trace)["verify_policy"][1]
 
 
-def test_invented_number_alone_falls_back_to_the_extractive_answer(engine, server):
+def assert_points_at_sections(result, trace) -> None:
+    """A refusal in the site's words that names the closest sections, never quotes."""
+    assert result.refused and result.refusal_reason == "unverified"
+    assert result.answer.startswith("The site doesn't say exactly; these pages discuss it: ")
+    assert result.citations and len(result.citations) <= 3
+    for n, citation in enumerate(result.citations, start=1):
+        assert f"{citation.title}" in result.answer and f"[{n}]" in result.answer
+    assert {c.id for c in result.citations} <= {s.id for s in trace.context}
+    assert "pointing at the closest sections" in checks(trace)["verify_policy"][1]
+
+
+def test_invented_number_alone_ends_in_a_refusal_pointing_at_sections(engine, server):
     server.push(lambda body: corrupt(body, "number")[0])
     result, trace = answer(llm_engine(engine, server), QUESTION)
     assert not checks(trace)["verify_numbers"][0]
-    assert result.generator == "extractive" or result.refused
-    assert "extractive answer instead" in checks(trace)["verify_policy"][1]
+    assert_points_at_sections(result, trace)
+    assert result.generator.startswith("llm:")  # no extractive quotes stand in
 
 
 def test_citation_outside_the_context_is_rejected(engine, server):
@@ -109,7 +120,30 @@ def test_citation_outside_the_context_is_rejected(engine, server):
     result, trace = answer(llm_engine(engine, server), QUESTION)
     passed, detail = checks(trace)["verify_citations"]
     assert not passed and "[40]" in detail
-    assert not result.generator.startswith("llm:")
+    assert_points_at_sections(result, trace)
+
+
+def test_an_answer_that_only_says_what_the_site_lacks_is_a_refusal_in_its_words(engine, server):
+    server.push(Reply(answer_json("The site doesn't mention a podcast.", [])))
+    result, trace = answer(llm_engine(engine, server), QUESTION)
+    assert result.refused and result.answer == "The site doesn't mention a podcast."
+    assert result.refusal_reason == "not_on_site" and not result.citations
+
+
+def test_a_corrected_false_premise_is_shown_as_written(engine, server):
+    def respond(body):
+        source = next(s for s in parsed_sources(body) for x in s.sentences if "62" in x)
+        sentence = next(x for x in source.sentences if "62" in x)
+        return Reply(
+            answer_json(
+                f"The site doesn't mention Kubernetes; {sentence.rstrip('.')} [{source.n}]."
+            )
+        )
+
+    server.push(respond)
+    result, trace = answer(llm_engine(engine, server), QUESTION)
+    assert not result.refused and "Kubernetes" in result.answer and "62" in result.answer
+    assert checks(trace)["verify_policy"] == (True, "every sentence verified")
 
 
 def test_unsupported_sentence_is_dropped(engine, server):
@@ -224,8 +258,19 @@ def test_missing_usage_is_estimated(engine, server):
 
 def test_generator_never_raises_on_unexpected_server_output(engine, server):
     server.default = Reply(json.dumps({"answer": 42, "citations": "x"}))
-    result, _ = answer(llm_engine(engine, server, retries=0), QUESTION)
-    assert result.generator == "extractive"
+    result, trace = answer(llm_engine(engine, server, retries=0), QUESTION)
+    assert result.refused and "42" not in result.answer  # an uncited number is never shown
+
+    def number_for_citations(body):  # {"answer": "...", "citations": 5} raised TypeError once
+        return Reply(
+            json.dumps(
+                {"answer": json.loads(quoting("62")(body).content)["answer"], "citations": 5}
+            )
+        )
+
+    server.default = number_for_citations
+    result, trace = answer(llm_engine(engine, server, retries=0), QUESTION)
+    assert not result.refused and "62" in result.answer, trace.checks
 
 
 @pytest.mark.parametrize(

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
-import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from conftest import EXAMPLE_QUESTIONS, EXAMPLE_SITE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sitecite.cli import main
 from sitecite.config import Settings, load_settings
+from sitecite.embed import HashEmbedder
 from sitecite.errors import ProviderError
+from sitecite.index.build import build_index
 from sitecite.pipeline import Engine, answer
 from sitecite.serve.openapi import AnswerModel, ErrorModel, HealthModel
 from sitecite.serve.server import serve_in_thread
@@ -440,30 +442,44 @@ def test_pages_are_served_with_the_widget(client: httpx.Client, engine: Engine) 
     assert page.status_code == 200 and f'id="{cited.url.split("#")[1]}"' in page.text
 
 
-def test_lab_shows_the_latest_run_or_a_placeholder(
-    client: httpx.Client, monkeypatch: pytest.MonkeyPatch
+def test_lab_is_rendered_once_per_run_rate_limited_and_shows_no_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def install(function: Any) -> None:
-        module = types.ModuleType("sitecite.eval.lab")
-        module.latest_lab_html = function  # type: ignore[attr-defined]
-        monkeypatch.setitem(sys.modules, "sitecite.eval.lab", module)
-
-    assert "No evaluation run yet" in client.get("/lab").text  # the real module, no runs yet
-    install(lambda index_dir: "<html><body>LAB RUN 7</body></html>")
-    assert "LAB RUN 7" in client.get("/lab").text
-    install(lambda index_dir: None)
-    placeholder = client.get("/lab")
-    assert placeholder.status_code == 200 and "No evaluation run yet" in placeholder.text
-    assert "sitecite eval examples/questions.json --index" in placeholder.text
-
-    def broken(index_dir: Path) -> str:
-        raise ValueError("results.json is truncated <b>")
-
-    install(broken)
-    failed = client.get("/lab")
-    assert failed.status_code == 200 and "results.json is truncated &lt;b&gt;" in failed.text
-    monkeypatch.setitem(sys.modules, "sitecite.eval.lab", None)  # as if the module did not exist
-    assert "No evaluation run yet" in client.get("/lab").text
+    index = tmp_path / "site" / "index"
+    build_index(EXAMPLE_SITE, index, HashEmbedder(64))
+    questions = json.loads(EXAMPLE_QUESTIONS.read_text())
+    subset = tmp_path / "questions.json"
+    subset.write_text(json.dumps({**questions, "questions": questions["questions"][:3]}))
+    monkeypatch.setenv("SITECITE_EMBEDDER", "hash-64")
+    monkeypatch.chdir(tmp_path)
+    settings = serve_settings(rate_limit_per_minute=5)
+    settings = settings.model_copy(update={"embedder": "hash-64"})
+    with (
+        serve_in_thread(index, settings, Engine.load(index, settings)) as url,
+        httpx.Client(base_url=url, timeout=30) as http,
+    ):
+        empty = http.get("/lab")
+        assert "No evaluation run yet" in empty.text and "--index DIR" in empty.text
+        assert main(["eval", str(subset), "--index", str(index)]) == 0
+        run = http.get("/lab")
+        assert run.headers["x-sitecite-cache"] == "miss" and "index (" in run.text
+        assert questions["questions"][0]["question"] in run.text
+        assert str(tmp_path) not in run.text and "/site/index" not in run.text
+        again = http.get("/lab")
+        assert again.headers["x-sitecite-cache"] == "hit" and again.text == run.text
+        assert main(["eval", "note", "latest", "a note from the test", "--index", str(index)]) == 0
+        noted = http.get("/lab")
+        assert noted.headers["x-sitecite-cache"] == "miss" and "a note from the test" in noted.text
+        history = index.with_name("index.runs.sqlite")
+        for leftover in history.parent.glob("index.runs.sqlite-*"):
+            leftover.unlink()
+        history.write_bytes(b"not a database, " * 100)
+        broken = http.get("/lab")
+        assert broken.status_code == 200 and "could not be shown" in broken.text
+        assert "database" not in broken.text, "the exception's text stays in the log"
+        limited = http.get("/lab")
+        assert limited.status_code == 429 and limited.json()["error"]["code"] == "rate_limited"
+        assert int(limited.headers["retry-after"]) >= 1
 
 
 class FailingGenerator:

@@ -83,13 +83,13 @@ def test_forwarded_addresses_are_believed_only_from_trusted_proxies() -> None:
 def test_cache_expires_and_evicts_least_recently_used() -> None:
     clock = Clock()
     cache = AnswerCache(size=2, ttl_seconds=60, clock=clock)
-    cache.put(("i", "a"), b"A")
-    cache.put(("i", "b"), b"B")
-    assert cache.get(("i", "a")) == b"A"
-    cache.put(("i", "c"), b"C")  # evicts b, the least recently used
-    assert cache.get(("i", "b")) is None and cache.get(("i", "a")) == b"A"
+    cache.put("i:a", b"A")
+    cache.put("i:b", b"B")
+    assert cache.get("i:a") == b"A"
+    cache.put("i:c", b"C")  # evicts b, the least recently used
+    assert cache.get("i:b") is None and cache.get("i:a") == b"A"
     clock.now += 60
-    assert cache.get(("i", "a")) is None and len(cache) == 1
+    assert cache.get("i:a") is None and len(cache) == 1
     assert not AnswerCache(size=0, ttl_seconds=60).enabled
     assert not AnswerCache(size=10, ttl_seconds=0).enabled
 
@@ -169,6 +169,7 @@ def test_settings_shown_on_the_how_page_hide_secrets() -> None:
             "llm.fallbacks": [
                 {"base_url": "https://x.example/v1", "model": "m", "api_key": "sk-SECRET-FB"}
             ],
+            "serve.redis_url": "redis://:sk-SECRET-REDIS@10.0.0.5:6379/0",
         },
         config_file=None,
         environ={},
@@ -179,7 +180,7 @@ def test_settings_shown_on_the_how_page_hide_secrets() -> None:
         for secret in ("sk-SECRET", "pa55word", "alice"):
             assert secret not in text
     assert REDACTED in table and "llm.example/v1" in table and "region=eu" in table
-    assert "serve.rate_limit_per_minute" in table
+    assert "serve.rate_limit_per_minute" in table and "redis://10.0.0.5:6379/0" in table
 
 
 def _index(sections: list[Section]) -> Index:

@@ -1,11 +1,13 @@
 """Settings: flags, then sitecite.toml, then SITECITE_* environment variables, then defaults.
 
 A dotted key maps to an upper-case variable (`llm.base_url` -> `SITECITE_LLM_BASE_URL`).
-An unknown key or a bad value is a ConfigError that names the key.
+An unknown key, an unknown SITECITE_* variable or a bad value is a ConfigError that names it
+(and the nearest key, when one is close). docs/settings.md describes every key.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
 from collections.abc import Mapping
@@ -20,6 +22,10 @@ from sitecite.errors import ConfigError
 DEFAULT_EMBEDDER = "sentence-transformers/all-MiniLM-L6-v2"
 CONFIG_FILE = "sitecite.toml"
 ENV_PREFIX = "SITECITE_"
+# SITECITE_* variables that are not settings, and keys that were renamed.
+OTHER_VARIABLES = {"SITECITE_PROGRESS": "show progress bars even when stderr is not a terminal"}
+RENAMED = {"serve.torch_threads": "torch_threads"}
+REMOVED = {"index.sentence_vectors": "sentence vectors are always stored (verification needs them)"}
 
 
 class _Strict(BaseModel):
@@ -30,7 +36,7 @@ class LLMSettings(_Strict):
     """One OpenAI-compatible chat-completions provider, plus the chain of fallbacks after it.
 
     `provider` names a known service (groq, openai, gemini, ollama, ...) instead of a base_url;
-    `support_threshold` overrides the calibrated sentence-support threshold of verification."""
+    `support_threshold` overrides verification's least coverage of a claim by its sources."""
 
     provider: str = ""
     base_url: str = ""
@@ -87,14 +93,15 @@ class IndexSettings(_Strict):
     crawl_timeout_seconds: float = Field(20.0, gt=0)
     user_agent: str = ""
     watch_debounce_ms: int = Field(1000, ge=50)
-    sentence_vectors: bool = True
-    batch_size: int = Field(32, ge=1)
+    batch_size: int = Field(32, ge=1)  # texts per embedding call while indexing
 
 
 class ServeSettings(_Strict):
     """The HTTP server. A rate limit, cache TTL or cache size of 0 turns that feature off;
     `trusted_proxies` (addresses or CIDR ranges) are the only peers whose `proxy_header` is
-    believed; `workers` threads run inference, each torch call on `torch_threads` threads."""
+    believed; `workers` threads run inference (each embedding on `torch_threads` threads) and at
+    most `queue_size` questions wait for them. `redis_url` shares the rate limit, the answer
+    cache and in-flight de-duplication between replicas (the `redis` extra)."""
 
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=0, le=65535)
@@ -106,9 +113,11 @@ class ServeSettings(_Strict):
     cors_origins: list[str] = Field(default_factory=list)
     trusted_proxies: list[str] = Field(default_factory=list)
     proxy_header: str = "x-forwarded-for"
-    torch_threads: int = Field(1, ge=1)
     workers: int = Field(2, ge=1)
+    queue_size: int = Field(64, ge=1)
     index_poll_seconds: float = Field(1.0, gt=0)
+    redis_url: str = ""
+    redis_prefix: str = "sitecite"
     # The owner's loop (docs: README "The owner's loop"): the question log, feedback, starter
     # questions, the daily digest, and what protects the owner's LLM budget.
     log: str | None = None  # None: SQLite beside the index; "": off; "sqlite:///PATH"
@@ -164,7 +173,7 @@ class Settings(_Strict):
     sentence_threshold: float | None = Field(None, ge=-1.0, le=1.0)
     coverage_threshold: float | None = Field(None, ge=0.0, le=1.0)
     max_answer_sentences: int = Field(3, ge=1, le=10)
-    torch_threads: int = Field(1, ge=1)
+    torch_threads: int = Field(1, ge=1)  # threads per embedding call, onnxruntime or torch
     llm: LLMSettings = Field(default_factory=lambda: LLMSettings())
     judge: JudgeSettings = Field(default_factory=lambda: JudgeSettings())
     retrieve: RetrieveSettings = Field(default_factory=lambda: RetrieveSettings())
@@ -258,37 +267,78 @@ def load_settings(
     known = all_keys()
     merged: dict[str, Any] = {}
 
+    by_variable = {env_name(key): key for key in known}
+    unknown_variables = []
     for name, raw in environ.items():
-        if not name.startswith(ENV_PREFIX):
+        if not name.startswith(ENV_PREFIX) or name in OTHER_VARIABLES:
             continue
-        dotted = next((key for key in known if env_name(key) == name), None)
-        if dotted is None:
-            continue  # SITECITE_* variables that are not settings (e.g. SITECITE_INDEX) are ignored
-        merged[dotted] = _parse_env_value(dotted, raw)
+        if name in by_variable:
+            merged[by_variable[name]] = _parse_env_value(by_variable[name], raw)
+        else:
+            unknown_variables.append(name)
 
     path = Path(config_file) if config_file else Path(CONFIG_FILE)
     if config_file or path.exists():
         for dotted, value in _flatten(read_toml(path)).items():
             if dotted not in known:
-                raise ConfigError(f"{path}: unknown setting '{dotted}'")
+                raise ConfigError(f"{path}: {unknown_key(dotted)}")
             merged[dotted] = value
 
     for dotted, value in (flags or {}).items():
         if value is None:
             continue
         if dotted not in known:
-            raise ConfigError(f"unknown setting '{dotted}'")
+            raise ConfigError(unknown_key(dotted))
         merged[dotted] = value
 
     nested: dict[str, Any] = {}
     for dotted, value in merged.items():
         _set_dotted(nested, dotted, value)
+    _check_variables(unknown_variables, nested, by_variable)
     try:
         return Settings.model_validate(nested)
     except ValidationError as exc:
         first = exc.errors()[0]
         key = ".".join(str(part) for part in first["loc"])
         raise ConfigError(f"bad setting '{key}': {first['msg']}") from exc
+
+
+def unknown_key(dotted: str) -> str:
+    """The message for a key that is not a setting: its new name, or the nearest one."""
+    if dotted in RENAMED:
+        return f"unknown setting '{dotted}': it is now '{RENAMED[dotted]}'"
+    if dotted in REMOVED:
+        return f"unknown setting '{dotted}': no longer a setting; {REMOVED[dotted]}"
+    near = difflib.get_close_matches(dotted, all_keys(), n=1)
+    return f"unknown setting '{dotted}'" + (f" (did you mean '{near[0]}'?)" if near else "")
+
+
+def _check_variables(
+    unknown: list[str], nested: Mapping[str, Any], by_variable: Mapping[str, str]
+) -> None:
+    """A SITECITE_* variable that is no setting is an error, unless a `*.api_key_env` setting
+    names it (a key may live in any variable)."""
+    named = set(_values_of("api_key_env", nested))
+    for name in sorted(set(unknown) - named):
+        dotted = name.removeprefix(ENV_PREFIX).lower().replace("_", ".")
+        renamed = next((old for old in RENAMED if env_name(old) == name), None)
+        if renamed is not None:
+            hint = f": it is now {env_name(RENAMED[renamed])}"
+        else:
+            near = difflib.get_close_matches(
+                name, [*by_variable, *OTHER_VARIABLES], n=1, cutoff=0.8
+            )
+            hint = f" (did you mean {near[0]}?)" if near else f" (no setting '{dotted}')"
+        raise ConfigError(f"unknown environment variable {name}{hint}")
+
+
+def _values_of(key: str, data: Any) -> list[str]:
+    if isinstance(data, Mapping):
+        found = [str(v) for k, v in data.items() if k == key and v]
+        return found + [x for v in data.values() for x in _values_of(key, v)]
+    if isinstance(data, list):
+        return [x for item in data for x in _values_of(key, item)]
+    return []
 
 
 def check_base_url(base_url: str, key: str = "llm.base_url") -> str:

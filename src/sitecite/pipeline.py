@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+import numpy as np
 
 from sitecite.config import Settings
 from sitecite.embed import Embedder, embedder_for
@@ -19,9 +21,10 @@ from sitecite.followup import resolve
 from sitecite.generate import Context, Generator
 from sitecite.generate.extractive import DEFAULT_COVERAGE_THRESHOLD, DEFAULT_SENTENCE_THRESHOLD
 from sitecite.index.store import Index, load_index
+from sitecite.injection import quarantine_section
 from sitecite.retrieve import search, section_threshold
-from sitecite.screen import answer_kind, screen_question
-from sitecite.types import Answer, Check, Citation, Draft, Trace, Turn
+from sitecite.screen import Screen, answer_kind, screen_question
+from sitecite.types import Answer, Check, Citation, Draft, Hit, Section, Trace, Turn
 
 REFUSAL = "The site doesn't say. I can only answer from what is published on this site."
 INSTRUCTION_REFUSAL = (
@@ -79,6 +82,11 @@ class Engine:
         """The same engine over a new index (live swap): its thresholds are re-read, so the
         generator is rebuilt with them unless the caller supplied its own."""
         return Engine.for_index(index, self.settings, self.embedder, self.fixed_generator)
+
+    def close(self) -> None:
+        """Close the generator's connections, unless the caller supplied (and owns) it."""
+        if self.fixed_generator is None:
+            self.generator.close()
 
 
 def _pick(configured: float | None, stored: object, default: float) -> float:
@@ -147,7 +155,7 @@ def answer(
             f"{len(admitted)} of {len(hits)} hits at or above cosine {engine.threshold:.3f}",
         ),
     ]
-    context_sections = [hit.section for hit in admitted]
+    context_sections: list[Section] = []
 
     mark = time.perf_counter()
     if screen.refuse:
@@ -155,21 +163,22 @@ def answer(
     elif not admitted:
         draft = Draft("", (), True, "none", refusal_reason="below_threshold")
     else:
-        context = Context(
-            reading.answer,
-            # a question that points back is answered by its own words, on the pages found
-            # with the previous question's
+        # a question that points back is answered by its own words, on the pages found with
+        # the previous question's
+        answer_vector = (
             query_vector
             if reading.answer == reading.search
-            else engine.embedder.embed_query(reading.answer),
-            engine.index,
-            [engine.index.row_of[s.id] for s in context_sections],
-            context_sections,
-            engine.embedder,
-            screen.answer_kind or answer_kind(reading.answer),
-            tuple(history),
-            question,
+            else engine.embedder.embed_query(reading.answer)
         )
+        context, check = admitted_context(engine, reading.answer, answer_vector, admitted, screen)
+        context = replace(
+            context,
+            answer_kind=screen.answer_kind or answer_kind(reading.answer),
+            history=tuple(history),
+            asked=question,
+        )
+        context_sections = context.sections
+        checks.append(check)
         draft = (generator or engine.generator).generate(context)
     timings["generate"] = _ms(mark)
     timings.update({f"generate.{step}": ms for step, ms in draft.timings.items()})
@@ -182,18 +191,17 @@ def answer(
         for n, hit in ((n, admitted[position]) for n, position in enumerate(draft.cited, start=1))
     )
     refused = draft.refused or not citations
-    text = (
-        (INSTRUCTION_REFUSAL if draft.refusal_reason == "instruction" else REFUSAL)
-        if refused
-        else draft.text
-    )
+    if not refused or (draft.refused and draft.text):
+        text = draft.text  # an answer, or the generator's own refusal (what the site lacks)
+    else:
+        text = INSTRUCTION_REFUSAL if draft.refusal_reason == "instruction" else REFUSAL
     score = sum(c.score for c in citations) / len(citations) if citations and not refused else 0.0
     all_checks = tuple(checks) + draft.checks
     trace = Trace(
         question=question,
         hits=hits,
         threshold=engine.threshold,
-        context=tuple(context_sections) if not screen.refuse else (),
+        context=tuple(context_sections),
         generator=draft.generator,
         prompt=draft.prompt,
         raw_output=draft.raw_output,
@@ -207,7 +215,7 @@ def answer(
         question=question,
         refused=refused,
         answer=text,
-        citations=() if refused else citations,
+        citations=citations,  # a refusal may point at the sections that discuss the question
         score=score,
         generator=draft.generator,
         latency_ms=timings["total"],
@@ -217,6 +225,32 @@ def answer(
         resolved_question=reading.standalone,
     )
     return result, trace
+
+
+def admitted_context(
+    engine: Engine, question: str, query_vector: np.ndarray, admitted: list[Hit], screen: Screen
+) -> tuple[Context, Check]:
+    """The generator's context: the admitted sections with planted instructions quarantined
+    (sitecite.injection), for every generator alike, and the check that says what was removed."""
+    rows = [engine.index.row_of[hit.section.id] for hit in admitted]
+    quarantined = [quarantine_section(hit.section) for hit in admitted]
+    sections = [section for section, _, _ in quarantined]
+    removed = [(n, text) for n, (_, _, out) in enumerate(quarantined, start=1) for text in out]
+    index = engine.index
+    if removed:
+        index = index.narrowed(rows, sections, [kept for _, kept, _ in quarantined])
+        rows = list(range(len(sections)))
+    check = Check(
+        "source_instructions",
+        not removed,
+        "; ".join(f"[{n}] kept out of the context: '{text[:80]}'" for n, text in removed)
+        if removed
+        else "no source sentence reads as an instruction",
+    )
+    context = Context(
+        question, query_vector, index, rows, sections, engine.embedder, screen.answer_kind
+    )
+    return context, check
 
 
 def _ms(since: float) -> float:

@@ -14,57 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sitecite.text import stem
+from sitecite.injection import INSTRUCTION_PATTERNS
+from sitecite.tokens import stem
 
 _I = re.IGNORECASE | re.DOTALL
-
-INSTRUCTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, _I))
-    for name, pattern in (
-        (
-            "ignore-instructions",
-            r"\b(ignore|disregard|forget|override|bypass|skip)\b[^.?!]{0,60}"
-            r"\b(instructions?|prompts?|rules|guidelines|directives?|restrictions|previous|prior|above|"
-            r"everything|all of that|context|sources)\b|\b(forget|ignore)\s+about\b",
-        ),
-        (
-            "new-instructions",
-            r"\b(new|updated|additional|real|actual)\s+(instructions?|rules|task|directive)\b",
-        ),
-        (
-            "identity-override",
-            r"\byou\s+are\s+(now|no\s+longer|actually|really|going\s+to\s+(be|act|pretend))\b"
-            r"|\bfrom\s+now\s+on\b|\b(pretend|imagine)\s+(to\s+be|you\s+are|that\s+you)\b"
-            r"|\b(act|behave|respond|answer|speak)\s+as\s+(if\s+you|an?\b|my\b|the\b)"
-            r"|\blet'?s\s+(role-?play|play\s+a\s+game)\b|\brole-?play\b|\bstay\s+in\s+character\b",
-        ),
-        (
-            "prompt-extraction",
-            r"\b(system|developer|hidden|initial|original|secret|internal)\s+"
-            r"(prompt|message|instructions?|rules|guidelines|configuration)\b"
-            r"|\b(print|show|reveal|repeat|output|display|dump|leak|recite|list|tell\s+me|what\s+(are|were))\b"
-            r"[^.?!]{0,50}\byour\s+(\w+\s+){0,2}(prompt|instructions?|rules|guidelines)\b"
-            r"|\binstructions\s+(you\s+were|were\s+you)\s+given\b|\bverbatim\b",
-        ),
-        (
-            "markup-injection",
-            r"</?\s*(system|sources?|context|instructions?|assistant|user)\s*>"
-            r"|\[/?(INST|SYS)\]|<<\s*SYS\s*>>|<\|im_(start|end)\|>|\bSYSTEM\s*(OVERRIDE|:)",
-        ),
-        (
-            "jailbreak",
-            r"\b(DAN|STAN|DUDE|AIM)\b(?=[^.?!]{0,80}\b(mode|anything|restrictions?|filters?|jailbreak)\b)"
-            r"|\bdo\s+anything\s+now\b|\bjailbreak|\bdeveloper\s+mode\b|\bno\s+(restrictions|filters|limits|rules)\b",
-        ),
-        (
-            "output-control",
-            r"\b(reply|respond|answer|say|output|print|write|append|add|include|end)\b[^.?!]{0,40}"
-            r"\b(only|exactly|just|verbatim)\b[^.?!]{0,20}\b(with|the\s+word|the\s+code|the\s+text|this)\b"
-            r"|\bappend\b[^.?!]{0,60}\b(to|at)\s+the\s+end\b|\bbefore\s+you\s+answer\b",
-        ),
-    )
-)
-
 
 # "You are Elena Vasquez": a new identity by name (case matters, so no IGNORECASE).
 _NAMED_IDENTITY = re.compile(r"\b[Yy]ou\s+are\s+(?:now\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+")

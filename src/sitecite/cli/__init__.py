@@ -111,6 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="sitecite",
         description="Answer questions about a person from their own website, with a citation on "
         "every claim, or say plainly that the site doesn't say.",
+        epilog="Every command, flag and setting, and the JSON and HTTP contracts: docs/ in the "
+        "repository (docs/cli.md, docs/settings.md, docs/answer.md, docs/http.md).",
     )
     parser.add_argument("--config", help="settings file (default: ./sitecite.toml if present)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -138,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ask.add_argument("question")
     ask.add_argument("--index", required=True)
-    ask.add_argument("--json", action="store_true", help="print the answer JSON (DESIGN.md)")
+    ask.add_argument("--json", action="store_true", help="print the answer JSON (docs/answer.md)")
     ask.add_argument("--trace", action="store_true", help="also print the full trace")
     ask.add_argument("--k", type=int, help="number of sections to retrieve (default 8)")
     ask.add_argument("--threshold", type=float, help="override the calibrated gate threshold")
@@ -152,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     calibrate.add_argument("--index", required=True)
     calibrate.add_argument(
-        "--questions", help="question set (DESIGN.md format) for on-topic questions"
+        "--questions", help="question set (docs/question-set.md) for on-topic questions"
     )
     calibrate.add_argument(
         "--false-accept",

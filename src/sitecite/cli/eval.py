@@ -48,7 +48,7 @@ def add_eval_parser(sub: Any, command: Callable[[str], Callable[..., Any]]) -> N
     parser.add_argument(
         "target",
         metavar="Q.json | compare | note",
-        help="a question set (DESIGN.md format), or the action compare / note",
+        help="a question set (docs/question-set.md), or the action compare / note",
     )
     parser.add_argument(
         "words", nargs="*", metavar="RUN/TEXT", help="compare: RUN_A RUN_B; note: RUN TEXT"

@@ -1,5 +1,6 @@
-"""The LLM judge: reads the question, exactly the sections the generator saw (the Trace's
-context) and the answer, and says whether every claim is supported.
+"""The LLM judge: reads the question, exactly the sources the generator's model saw (the
+Trace's context, rendered by the same function as the prompt: same text, same numbering) and
+the answer, and says whether every claim is supported.
 
 It runs at temperature 0 and must return JSON matching `Verdict`; an invalid reply is retried a
 bounded number of times with the validation error shown to the model. A judge that still fails
@@ -18,9 +19,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from sitecite.errors import ProviderError
 from sitecite.eval.cache import DiskCache, cache_key
 from sitecite.eval.pacing import RateLimiter
+from sitecite.generate.prompts import prompt_sources, source_blocks
 from sitecite.types import Section
 
-JUDGE_PROMPT_VERSION = "judge-v1"
+JUDGE_PROMPT_VERSION = "judge-v2"  # v2: the sources exactly as the model saw them
 MAX_ATTEMPTS = 3
 MAX_OUTPUT_TOKENS = 700
 
@@ -72,13 +74,9 @@ class ChatCompleter(Protocol):
 def judge_messages(
     question: str, context: Sequence[Section], answer: str, refused: bool
 ) -> list[dict[str, str]]:
-    sources = (
-        "\n\n".join(
-            f"[{n}] {s.title}{' › ' + s.heading if s.heading else ''} ({s.id})\n{s.text}"
-            for n, s in enumerate(context, start=1)
-        )
-        or "(no sources were given)"
-    )
+    """The judge's prompt; its sources are the model's `<sources>` block, character for
+    character."""
+    sources = source_blocks(prompt_sources(context)) if context else "(no sources were given)"
     shown = f"(REFUSAL) {answer}" if refused else answer
     user = f"QUESTION:\n{question}\n\nSOURCES:\n{sources}\n\nANSWER:\n{shown}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]

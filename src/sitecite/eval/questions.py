@@ -1,4 +1,4 @@
-"""Question sets (DESIGN.md "Question sets"): load, validate against an index, name every problem.
+"""Question sets (docs/question-set.md): load, validate against an index, name every problem.
 
 A question set is a promise about what the site says; a typo in a source id or a category
 would silently make a question unanswerable or ungradable, so every problem is an error that
@@ -39,7 +39,7 @@ MAX_LISTED_PROBLEMS = 10
 
 @dataclass(frozen=True)
 class Question:
-    """One question of a set, with the defaults of DESIGN.md applied."""
+    """One question of a set, with the defaults of docs/question-set.md applied."""
 
     id: str
     question: str

@@ -1,5 +1,5 @@
 """An evaluation Report: the run, its summary with intervals, and every question's result. It
-renders itself as JSON (DESIGN.md "Eval results"), a rich table, JUnit XML and the lab page.
+renders itself as JSON (docs/results.md), a rich table, JUnit XML and the lab page.
 
 With `--repeat N` a question passes only if it passed every time; a question that passed some
 times and failed others is *flaky* and listed as such.

@@ -38,3 +38,7 @@ class Generator(ABC):
     @abstractmethod
     def generate(self, context: Context) -> Draft:
         """Answer from the context, or return a refusal Draft with a reason."""
+
+    def close(self) -> None:
+        """Release connections (an LLM generator's HTTP clients); the default holds none."""
+        return None

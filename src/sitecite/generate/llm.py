@@ -1,9 +1,10 @@
 """The LLM generator: a chain of chat-completions providers whose every draft is verified.
 
-    context -> quarantine instruction-like source sentences -> prompt
+    context (quarantined by the pipeline) -> prompt
             -> provider 1, 2, ... (retries, JSON repair or one retry, circuit breaker each)
-            -> verify the draft (sitecite.verify) -> policy: drop / fallback / refuse
-            -> else the extractive answer (verified the same way), else a refusal
+            -> the reply as a visitor will see it (sitecite.generate.reply.present: verify,
+               then the policy: drop / fallback / refuse)
+            -> when no provider answers: the extractive answer (verified the same way)
 
 It never raises for a provider's sake and never returns a sentence verification rejected.
 """
@@ -24,22 +25,16 @@ from sitecite.generate.base import Context, Generator
 from sitecite.generate.client import ChatClient, ChatError, ChatResult
 from sitecite.generate.prompts import (
     REPAIR_MESSAGE,
-    ModelReply,
-    PromptSource,
     build_messages,
     parse_reply,
+    prompt_sources,
     render,
 )
 from sitecite.generate.providers import PROVIDERS, parse_fallback, resolve_endpoint
-from sitecite.screen import has_answer_kind
+from sitecite.generate.reply import POLICIES, ReplyContext, Shown, pointing, present
+from sitecite.index.store import Index
 from sitecite.types import Check, Draft
-from sitecite.verify import (
-    DEFAULT_SUPPORT_THRESHOLD,
-    SourceEvidence,
-    Verification,
-    Verifier,
-    build_evidence,
-)
+from sitecite.verify import DEFAULT_SUPPORT_THRESHOLD, Lexicon, Verifier, build_evidence
 
 RAW_OUTPUT_LIMIT = 4000
 
@@ -127,11 +122,10 @@ class Run:
 
 @dataclass
 class Prepared:
-    """The context made ready for a model: prompt sources, evidence and the quarantine check."""
+    """The context made ready for a model: the prompt, and what its sources vouch for."""
 
     messages: list[dict[str, str]]
-    evidence: list[SourceEvidence]
-    quarantine: Check
+    reply_context: ReplyContext
 
 
 class LLMGenerator(Generator):
@@ -142,7 +136,7 @@ class LLMGenerator(Generator):
     def __init__(
         self, links: list[Link], fallback: Generator, verifier: Verifier, policy: str = "drop"
     ) -> None:
-        if policy not in ("drop", "fallback", "refuse"):
+        if policy not in POLICIES:
             raise ConfigError(
                 f"bad setting 'llm.verify_policy': '{policy}' is not drop, fallback or refuse"
             )
@@ -150,10 +144,15 @@ class LLMGenerator(Generator):
         self.fallback = fallback
         self.verifier = verifier
         self.policy = policy
+        self._lexicons: dict[int, tuple[Index, Lexicon]] = {}
+
+    def close(self) -> None:
+        for link in self.links:
+            link.client.close()
 
     def generate(self, context: Context) -> Draft:
         prepared = self.prepare(context)
-        run = Run(checks=[prepared.quarantine])
+        run = Run()
         prompt = render(prepared.messages)
         for link in self.links:
             if not link.breaker.allow():
@@ -166,68 +165,55 @@ class LLMGenerator(Generator):
                     }
                 )
                 continue
-            reply = self._ask(link, prepared.messages, run)
-            if reply is None:
+            raw = self._ask(link, prepared.messages, run)
+            if raw is None:
                 continue
-            if reply.not_on_site:
-                run.checks.append(Check("llm", True, f"{link.name} replied {reply.answer}"))
-                return self._draft(run, prompt, "", (), True, f"llm:{link.name}", "not_on_site")
-            verification = self.verify(
-                reply.answer, reply.citations, prepared.evidence, context, run
-            )
-            run.checks.extend(verification.checks)
-            draft = self._decide(verification, context, link, run, prompt)
-            if draft is not None:
-                return draft
-            break  # answered, but verification rejected it: the extractive answer follows
-        else:
-            run.checks.append(Check("llm", False, "no provider produced a usable reply"))
+            shown = self.present(raw, prepared, run)
+            if shown.fallback:
+                return self._fall_back(context, prepared, run, prompt)
+            return self._draft(run, prompt, shown, f"llm:{link.name}")
+        run.checks.append(Check("llm", False, "no provider produced a usable reply"))
         return self._fall_back(context, prepared, run, prompt)
 
     def prepare(self, context: Context) -> Prepared:
+        """The prompt and the evidence, from the context exactly as the pipeline admitted it."""
         index = context.index
-        vectors = [index.sentence_vectors[_slice(index.sentence_rows(row))] for row in context.rows]
-        evidence = build_evidence(context.sections, vectors)
-        sources = [
-            PromptSource(n, s.title, s.heading, tuple(e.sentences))
-            for n, (s, e) in enumerate(zip(context.sections, evidence, strict=True), start=1)
-        ]
-        removed = [(e.position + 1, q) for e in evidence for q in e.quarantined]
-        check = Check(
-            "source_instructions",
-            not removed,
-            "; ".join(f"[{n}] kept out of the prompt: '{q[:80]}'" for n, q in removed)
-            if removed
-            else "no source sentence reads as an instruction",
-        )
+        lexicon = self.lexicon(index)
+        evidence = build_evidence(context.sections, lexicon, index.subject_words, context.question)
         history = [(turn.question, turn.answer) for turn in context.history]
         messages = build_messages(
-            context.asked or context.question, sources, _subject(context), history
+            context.asked or context.question,
+            prompt_sources(context.sections),
+            index.subject or _NO_SUBJECT,
+            history,
         )
-        return Prepared(messages, evidence, check)
+        evidence.rules = " ".join(messages[0]["content"].lower().split())
+        reply_context = ReplyContext(
+            context.question, context.sections, evidence, context.answer_kind
+        )
+        return Prepared(messages, reply_context)
 
-    def verify(
-        self,
-        answer: str,
-        citations: tuple[int, ...],
-        evidence: list[SourceEvidence],
-        context: Context,
-        run: Run | None = None,
-    ) -> Verification:
-        verification = self.verifier.verify(
-            answer,
-            evidence,
-            context.query_vector,
-            citations,
-            context.index.subject_words,
-            context.index.vocabulary,
-        )
+    def lexicon(self, index: Index) -> Lexicon:
+        """The site's word vectors for this index (and the sections read for it so far)."""
+        key = id(index.word_vectors)
+        known = self._lexicons.get(key)
+        if known is None or known[0].word_vectors is not index.word_vectors:
+            known = (index, Lexicon(index.word_rows, index.word_vectors))
+            self._lexicons = {key: known}  # one index at a time: a live swap replaces it
+        return known[1]
+
+    def present(self, raw: str, prepared: Prepared, run: Run | None = None) -> Shown:
+        """The reply as the visitor will see it (sitecite.generate.reply.present)."""
+        shown = present(raw, prepared.reply_context, self.verifier, self.policy)
         if run is not None:
-            run.time("verify", verification.ms)
-        return verification
+            run.checks.extend(shown.checks)
+            if shown.verification is not None:
+                run.time("verify", shown.verification.ms)
+        return shown
 
-    def _ask(self, link: Link, messages: list[dict[str, str]], run: Run) -> ModelReply | None:
-        """One provider's reply, parsed; a malformed reply is repaired or asked for once more."""
+    def _ask(self, link: Link, messages: list[dict[str, str]], run: Run) -> str | None:
+        """One provider's reply text, once it holds an answer; a malformed reply is repaired
+        or asked for once more."""
         conversation = list(messages)
         for turn in (1, 2):
             try:
@@ -252,7 +238,7 @@ class LLMGenerator(Generator):
                 link.breaker.record(True)
                 if reply.repaired:
                     run.attempts[-1]["repaired_json"] = True
-                return reply
+                return result.text
             run.attempts[-1]["error"] = "reply is not the JSON asked for"
             if turn == 1:
                 conversation = [
@@ -264,86 +250,41 @@ class LLMGenerator(Generator):
         run.checks.append(Check(f"llm_{link.name}", False, "malformed JSON twice"))
         return None
 
-    def _decide(
-        self, verification: Verification, context: Context, link: Link, run: Run, prompt: str
-    ) -> Draft | None:
-        """The policy: a clean draft passes; otherwise drop, fall back or refuse."""
-        generator = f"llm:{link.name}"
-        if verification.clean:
-            run.checks.append(Check("verify_policy", True, "every sentence verified"))
-            return self._draft(run, prompt, verification.text, verification.cited, False, generator)
-        failed = sum(not s.ok for s in verification.sentences)
-        total = len(verification.sentences)
-        if (
-            self.policy == "drop"
-            and verification.answers
-            and has_answer_kind(context.answer_kind, verification.text, context.question)
-        ):
-            run.checks.append(
-                Check(
-                    "verify_policy",
-                    False,
-                    f"drop: removed {failed} of {total} sentence(s); the rest still answers",
-                )
-            )
-            return self._draft(run, prompt, verification.text, verification.cited, False, generator)
-        if self.policy == "refuse":
-            run.checks.append(
-                Check("verify_policy", False, f"refuse: {failed} of {total} sentence(s) failed")
-            )
-            return self._draft(run, prompt, "", (), True, generator, "unverified")
-        reason = (
-            "nothing verified still answers"
-            if self.policy == "drop"
-            else f"{failed} sentence(s) failed"
-        )
-        run.checks.append(
-            Check("verify_policy", False, f"{self.policy}: {reason}; extractive answer instead")
-        )
-        return None
-
     def _fall_back(self, context: Context, prepared: Prepared, run: Run, prompt: str) -> Draft:
-        """The extractive answer, verified like any other; a refusal if nothing survives."""
+        """The extractive answer, verified like any other; a refusal if it has none."""
         draft = self.fallback.generate(context)
         run.checks.extend(draft.checks)
         name = draft.generator or "extractive"
         if draft.refused:
-            return self._draft(
-                run, prompt, "", (), True, name, draft.refusal_reason or "fallback_refused"
-            )
+            reason = draft.refusal_reason or "fallback_refused"
+            return self._draft(run, prompt, Shown("", (), True, reason), name)
         numbered = _renumber_to_context(draft.text, draft.cited)
-        verification = self.verify(numbered, (), prepared.evidence, context, run)
-        if not verification.text:
+        verification = self.verifier.verify(numbered, prepared.reply_context.evidence)
+        run.time("verify", verification.ms)
+        if not verification.claims:
             run.checks.append(
                 Check("fallback", False, "the extractive answer did not verify either")
             )
-            return self._draft(run, prompt, "", (), True, name, "unverified")
+            shown = pointing(prepared.reply_context, draft.cited, "unverified")
+            return self._draft(run, prompt, shown, name)
         run.checks.append(
             Check(
                 "fallback",
                 True,
                 f"extractive answer, {len(verification.sentences)} sentence(s) "
-                f"checked, {sum(s.ok for s in verification.sentences)} kept",
+                f"checked, {len(verification.claims)} kept",
             )
         )
-        return self._draft(run, prompt, verification.text, verification.cited, False, name)
+        shown = Shown(verification.text, verification.cited, False, "", (), verification)
+        return self._draft(run, prompt, shown, name)
 
-    def _draft(
-        self,
-        run: Run,
-        prompt: str,
-        text: str,
-        cited: tuple[int, ...],
-        refused: bool,
-        generator: str,
-        reason: str = "",
-    ) -> Draft:
+    def _draft(self, run: Run, prompt: str, shown: Shown, generator: str) -> Draft:
         return Draft(
-            text,
-            cited,
-            refused,
+            shown.text,
+            shown.cited,
+            shown.refused,
             generator,
-            refusal_reason=reason,
+            refusal_reason=shown.reason,
             prompt=prompt,
             raw_output=run.raw_output,
             checks=tuple(run.checks),
@@ -353,15 +294,7 @@ class LLMGenerator(Generator):
         )
 
 
-def _slice(rows: range) -> slice:
-    return slice(rows.start, rows.stop)
-
-
-def _subject(context: Context) -> str:
-    facts = next((s for s in context.index.sections if s.page_id == "_facts"), None)
-    if facts is not None and facts.title:
-        return facts.title.removesuffix(" (profile)").strip()
-    return "the person or organisation this website is about"
+_NO_SUBJECT = "the person or organisation this website is about"
 
 
 def _renumber_to_context(text: str, cited: tuple[int, ...]) -> str:
@@ -400,7 +333,7 @@ def make_llm_generator(
     threshold = (
         DEFAULT_SUPPORT_THRESHOLD if llm.support_threshold is None else llm.support_threshold
     )
-    return LLMGenerator(links, extractive, Verifier(embedder, threshold), llm.verify_policy)
+    return LLMGenerator(links, extractive, Verifier(threshold), llm.verify_policy)
 
 
 def _primary(llm: LLMSettings) -> dict[str, Any]:

@@ -35,7 +35,14 @@ from sitecite.index.store import (
 from sitecite.index.swap import recover, swap_in
 from sitecite.ingest import CHUNKER_VERSION, Progress, load_site
 from sitecite.procs import pid_alive
-from sitecite.text import DEFAULT_STEMMER, DEFAULT_STOPWORDS, STOPWORDS, bm25_tokens, words
+from sitecite.text import (
+    DEFAULT_STEMMER,
+    DEFAULT_STOPWORDS,
+    STOPWORDS,
+    bm25_tokens,
+    import_bm25s,
+    words,
+)
 from sitecite.types import Section
 
 Reporter = Progress  # progress callbacks; the CLI draws them as rich progress bars
@@ -274,7 +281,7 @@ def _embed_words(
 def _write_bm25(
     directory: Path, sections: Sequence[Section], bm25_text: Any, tokenizer: dict[str, str]
 ) -> None:
-    import bm25s
+    bm25s = import_bm25s()
 
     texts = [bm25_text(s) if bm25_text else s.embed_text for s in sections]
     tokens = bm25_tokens(texts, tokenizer["stopwords"], tokenizer["stemmer"])

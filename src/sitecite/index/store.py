@@ -1,4 +1,4 @@
-"""The index directory: plain files plus a manifest (DESIGN.md "Index directory").
+"""The index directory: plain files plus a manifest (docs/index-directory.md).
 
 manifest.json          format, embedder id and dimension, chunker version, times, thresholds
 sections.jsonl         one section per line (row i of every matrix below)
@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -24,7 +25,7 @@ import numpy as np
 
 from sitecite.errors import EmbedderMismatchError, IndexDirError
 from sitecite.index.swap import recover
-from sitecite.text import DEFAULT_STEMMER, DEFAULT_STOPWORDS, words
+from sitecite.text import DEFAULT_STEMMER, DEFAULT_STOPWORDS, import_bm25s, words
 from sitecite.types import Section
 
 FORMAT_VERSION = 1
@@ -86,12 +87,15 @@ class Index:
         return {word: row for row, word in enumerate(self.words)}
 
     @cached_property
+    def subject(self) -> str:
+        """The site owner's name, from the profile facts' title ("Noor Haddad (profile)"), or ""."""
+        facts = next((s for s in self.sections if s.page_id == "_facts"), None)
+        return facts.title.removesuffix(" (profile)").strip() if facts is not None else ""
+
+    @cached_property
     def subject_words(self) -> frozenset[str]:
         """Words of the site owner's name (from the profile facts); any question may use them."""
-        facts = next((s for s in self.sections if s.page_id == "_facts"), None)
-        if facts is None:
-            return frozenset()
-        return frozenset(w for w in words(facts.title) if w.isalpha() and w != "profile")
+        return frozenset(w for w in words(self.subject) if w.isalpha() and w != "profile")
 
     @property
     def bm25_tokenizer(self) -> tuple[str, str]:
@@ -108,6 +112,34 @@ class Index:
     def sentence_rows(self, row: int) -> range:
         return range(int(self.sentence_offsets[row]), int(self.sentence_offsets[row + 1]))
 
+    def narrowed(
+        self, rows: Sequence[int], sections: Sequence[Section], kept: Sequence[Sequence[int]]
+    ) -> Index:
+        """This index seen through one question's context: only the sections at `rows`,
+        replaced by `sections` whose sentences are the ones at `kept` (the pipeline's
+        quarantine), row i of the result being the i-th of them. Site-wide knowledge (the
+        vocabulary, its vectors, BM25, the site owner's name) is shared, not recomputed."""
+        vectors = [
+            self.sentence_vectors[self.sentence_rows(r).start + np.asarray(k, dtype=np.int64)]
+            for r, k in zip(rows, kept, strict=True)
+        ]
+        offsets = np.concatenate([[0], np.cumsum([len(k) for k in kept])]).astype(np.int64)
+        dim = self.sentence_vectors.shape[1] if self.sentence_vectors.ndim == 2 else 1
+        view = Index(
+            self.path,
+            self.manifest,
+            list(sections),
+            self.vectors[list(rows)],
+            np.vstack(vectors) if vectors else np.zeros((0, dim), dtype=np.float32),
+            offsets,
+            self.bm25,
+            self.words,
+            self.word_vectors,
+        )
+        for name in ("vocabulary", "word_set", "word_rows", "subject", "subject_words", "page_ids"):
+            view.__dict__[name] = getattr(self, name)  # cached_property values, shared
+        return view
+
 
 def read_manifest(path: Path) -> dict[str, Any]:
     manifest_path = Path(path) / MANIFEST
@@ -119,10 +151,18 @@ def read_manifest(path: Path) -> dict[str, Any]:
         ) from exc
     except (OSError, ValueError) as exc:
         raise IndexDirError(f"{manifest_path}: unreadable manifest ({exc})") from exc
+    if not isinstance(manifest, dict):
+        raise IndexDirError(f"{manifest_path}: corrupt manifest (not a JSON object); rebuild it")
     if manifest.get("format_version") != FORMAT_VERSION:
         raise IndexDirError(
             f"{path}: index format {manifest.get('format_version')} is not {FORMAT_VERSION}; "
             "rebuild it"
+        )
+    embedder = manifest.get("embedder")
+    if not isinstance(embedder, dict) or not isinstance(embedder.get("id"), str):
+        raise IndexDirError(
+            f"{manifest_path}: corrupt manifest (no embedder id); rebuild the index with "
+            "`sitecite index --rebuild`"
         )
     return dict(manifest)
 
@@ -166,9 +206,15 @@ def load_index(path: str | Path, embedder_id: str | None = None, with_bm25: bool
         raise IndexDirError(f"{path}: vectors and sections disagree in length; rebuild the index")
     bm25 = None
     if with_bm25 and sections:
-        import bm25s
+        bm25s = import_bm25s()
 
-        bm25 = bm25s.BM25.load(str(path / BM25_DIR), load_corpus=False, show_progress=False)
+        try:
+            bm25 = bm25s.BM25.load(str(path / BM25_DIR), load_corpus=False, show_progress=False)
+        except (OSError, ValueError, KeyError) as exc:
+            raise IndexDirError(
+                f"{path}: the BM25 index ({BM25_DIR}/) is missing or corrupt ({exc}); "
+                "rebuild the index with `sitecite index --rebuild`"
+            ) from exc
     return Index(
         path, manifest, sections, vectors, sentence_vectors, offsets, bm25, words, word_vectors
     )

@@ -16,6 +16,7 @@ from typing import TextIO
 
 from sitecite.errors import SiteciteError
 
+READY_TIMEOUT_MS = 500  # how often the watcher wakes when nothing changes
 CONTENT_SUFFIXES = (".md", ".mdx", ".markdown", ".html", ".htm", ".json", ".yaml", ".yml")
 
 
@@ -47,7 +48,7 @@ def watch_folder(
     from watchfiles import watch
 
     out = out or sys.stderr
-    print(f"sitecite: watching {folder} (Ctrl-C to stop)", file=out, flush=True)
+    announced = False
     for changes in watch(
         folder,
         watch_filter=content_filter(Path(index_dir)),
@@ -55,7 +56,16 @@ def watch_folder(
         debounce=debounce_ms * 10,  # but never hold changes longer than this
         stop_event=stop,
         raise_interrupt=False,
+        rust_timeout=READY_TIMEOUT_MS,
+        yield_on_timeout=True,  # the first (empty) batch says the watch is in place
     ):
+        if not announced:
+            # Only now is the watch registered: an edit saved before this line is not missed
+            # by a caller (or a test) that waits for it.
+            print(f"sitecite: watching {folder} (Ctrl-C to stop)", file=out, flush=True)
+            announced = True
+        if not changes:
+            continue
         changed = {path for _, path in changes}
         print(f"sitecite: {len(changed)} file(s) changed, re-indexing", file=out, flush=True)
         try:

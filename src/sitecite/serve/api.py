@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse, Response
 from sitecite.errors import InputError, SiteciteError
 from sitecite.pipeline import validate_question
 from sitecite.serve.errors import ApiError, from_library
+from sitecite.serve.how import public_embedder
 from sitecite.serve.service import ServerState
 from sitecite.types import Turn
 
@@ -30,7 +31,7 @@ async def ask(request: Request) -> Response:
     state: ServerState = request.app.state.sitecite
     settings = state.settings.serve
     state.owner.origins.check(request)
-    limit_headers = check_rate_limit(request, state, "ask")
+    limit_headers = await check_rate_limit(request, state, "ask")
     question, history = parse_ask(
         await read_body(request, settings.max_body_bytes),
         request.headers.get("content-type"),
@@ -54,48 +55,49 @@ async def ask(request: Request) -> Response:
     )
 
 
-def check_rate_limit(request: Request, state: ServerState, scope: str) -> dict[str, str]:
-    """Spend one of the client's tokens for `scope` ("ask", "feedback"), or raise a 429 saying
-    when to come back; returns the RateLimit headers for the response."""
-    settings = state.settings.serve
+async def check_rate_limit(request: Request, state: ServerState, scope: str) -> dict[str, str]:
+    """Spend one of the client's tokens for `scope` ("ask", "lab", "feedback"), or raise a 429
+    saying when to come back; returns the RateLimit headers for the response."""
+    limit = state.settings.serve.rate_limit_per_minute
     client = state.client_address.resolve(
         request.client.host if request.client else "unknown", request.scope["headers"]
     )
     request.scope["sitecite.client"] = client  # for the visitor hash, without resolving twice
-    verdict = state.limiter.take(client if scope == "ask" else f"{scope}|{client}")
-    limit_headers = (
-        {
-            "RateLimit-Limit": f"{settings.rate_limit_per_minute:g}",
-            "RateLimit-Remaining": str(verdict.remaining),
-        }
-        if state.limiter.enabled
+    verdict = await state.service.shared.take(client if scope == "ask" else f"{scope}|{client}")
+    headers = (
+        {"RateLimit-Limit": f"{limit:g}", "RateLimit-Remaining": str(verdict.remaining)}
+        if limit > 0
         else {}
     )
     if not verdict.allowed:
         raise ApiError(
             429,
             "rate_limited",
-            f"too many requests from {client}: the limit is "
-            f"{settings.rate_limit_per_minute:g} a minute; try again in {verdict.retry_after} s",
-            {"Retry-After": str(verdict.retry_after), **limit_headers},
+            f"too many requests from {client}: the limit is {limit:g} a minute; "
+            f"try again in {verdict.retry_after} s",
+            {"Retry-After": str(verdict.retry_after), **headers},
         )
-    return limit_headers
+    return headers
 
 
 async def health(request: Request) -> Response:
     state: ServerState = request.app.state.sitecite
     engine = state.service.live.current.engine
+    shared = state.service.shared
+    warnings = shared.warnings()
     return JSONResponse(
         {
-            "status": "ok",
+            "status": "degraded" if warnings else "ok",
             "index_id": engine.index.id,
-            "embedder": engine.embedder.id,
+            "embedder": public_embedder(engine.embedder.id),
             "sections": len(engine.index.sections),
             "threshold": round(engine.threshold, 4),
             "updated": str(engine.index.manifest.get("updated", "")),
             "generator": engine.settings.generator,
             "llm_budget": state.owner.budget.state(),
             "question_log": state.owner.log is not None,
+            "shared_state": shared.backend,
+            "warnings": warnings,
         }
     )
 

@@ -33,13 +33,15 @@ from sitecite.serve.cors import CorsMiddleware
 from sitecite.serve.errors import EXCEPTION_HANDLERS, ApiError
 from sitecite.serve.feedback import feedback
 from sitecite.serve.how import how_page
-from sitecite.serve.limits import ClientAddress, RateLimiter
+from sitecite.serve.lab import LabPage
+from sitecite.serve.limits import ClientAddress
 from sitecite.serve.live import LiveEngine
 from sitecite.serve.notify import DigestNotifier, follow_digests
 from sitecite.serve.openapi import openapi_schema
 from sitecite.serve.owner import OwnerLoop
-from sitecite.serve.pages import PAGE_HEADERS, home_page, lab_placeholder, site_page
+from sitecite.serve.pages import PAGE_HEADERS, home_page, site_page
 from sitecite.serve.service import AnswerService, ServerState
+from sitecite.serve.shared import shared_state
 
 log = logging.getLogger("sitecite.serve")
 
@@ -54,14 +56,13 @@ API_ROUTES = {
 
 
 def load_engine(index_dir: Path, settings: Settings) -> Engine:
-    """The engine for serving: torch on `serve.torch_threads` threads and numpy's BLAS on one
+    """The engine for serving: the embedder on `torch_threads` threads and numpy's BLAS on one
     (on two cores a second BLAS thread made a 10k-section search 3x slower under load), model
     warmed up."""
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1, user_api="blas")
-    serving = settings.model_copy(update={"torch_threads": settings.serve.torch_threads})
-    engine = Engine.load(index_dir, serving)
+    engine = Engine.load(index_dir, settings)
     answer(engine, "warm up")
     return engine
 
@@ -75,11 +76,11 @@ def create_app(
         client_address = ClientAddress(settings.serve.trusted_proxies, settings.serve.proxy_header)
     except ValueError as error:
         raise ConfigError(f"bad setting 'serve.trusted_proxies': {error}") from error
+    shared = shared_state(settings.serve)
     owner = OwnerLoop.create(index_dir, settings)
     live = LiveEngine(index_dir, engine or load_engine(index_dir, settings))
-    service = AnswerService(live, settings.serve, owner.budget)
-    limiter = RateLimiter(settings.serve.rate_limit_per_minute)
-    state = ServerState(index_dir, settings, service, limiter, client_address, owner)
+    service = AnswerService(live, settings.serve, shared, owner.budget)
+    state = ServerState(index_dir, settings, service, client_address, owner)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -94,7 +95,7 @@ def create_app(
         finally:
             for task in tasks:
                 task.cancel()
-            service.close()
+            await service.close()
             owner.close()
 
     app = Starlette(
@@ -146,15 +147,14 @@ def _routes(state: ServerState) -> list[BaseRoute]:
     async def how(_: Request) -> Response:
         return html(how_page(state.service.live.current.engine))
 
-    async def lab(_: Request) -> Response:
-        loop = asyncio.get_running_loop()
-        page, reason = await loop.run_in_executor(None, _latest_lab, state.index_dir)
-        traffic = await _traffic_html(state, page, reason)
-        if traffic is not None:
-            return HTMLResponse(traffic, headers=PAGE_HEADERS)
-        if page is None:
-            return html(lab_placeholder(state.index_dir, reason))
-        return HTMLResponse(page, headers={"X-Content-Type-Options": "nosniff"})
+    lab_page = LabPage(state.index_dir)
+
+    async def lab(request: Request) -> Response:
+        await api.check_rate_limit(request, state, "lab")
+        page, cached = await lab_page.page(state.service.live.current.key)
+        page = await _with_visitors(state, page, lab_page.has_run)
+        headers = {**PAGE_HEADERS, "X-Sitecite-Cache": "hit" if cached else "miss"}
+        return HTMLResponse(page, headers=headers)
 
     async def starters(_: Request) -> Response:
         generation = state.service.live.current
@@ -187,40 +187,24 @@ def _routes(state: ServerState) -> list[BaseRoute]:
     ]
 
 
-async def _traffic_html(state: ServerState, page: str | None, reason: str) -> str | None:
-    """The lab page with its section on visitors (None without a question log)."""
+async def _with_visitors(state: ServerState, page: str, has_run: bool) -> str:
+    """The lab page with its section on visitors; without an evaluation run, a page of that
+    section alone (the placeholder's advice as its note). Unchanged without a question log."""
     from sitecite.eval.gaps_html import insert_section, traffic_page, traffic_section
 
     try:
         report = await state.owner.traffic(state.service.live.current.engine)
     except Exception as error:  # a broken log must not take the page down
         log.error("reading the question log for the lab failed: %s", error, exc_info=error)
-        return None
+        return page
     if report is None:
-        return None
+        return page
     budget = state.owner.budget.state()
-    if page is not None:
+    if has_run:
         return insert_section(page, traffic_section(report, budget))
     note = (
-        escape(reason)
-        if reason
-        else (
-            "No evaluation run yet. Run one, and its results appear here too: <code>sitecite "
-            f"eval examples/questions.json --index {escape(str(state.index_dir))}</code>"
-        )
+        "No evaluation run yet. Run one, and its results appear here too: "
+        "<code>sitecite eval examples/questions.json --index DIR</code>"
     )
     widget = '<script src="/widget.js" data-endpoint="/api/ask" data-button="false" defer></script>'
     return traffic_page(report, budget, note).replace("</body>", widget + "</body>")
-
-
-def _latest_lab(index_dir: Path) -> tuple[str | None, str]:
-    """The lab page of the latest evaluation run, or None and why not."""
-    try:
-        from sitecite.eval.lab import latest_lab_html
-    except ImportError:
-        return None, ""
-    try:
-        return latest_lab_html(index_dir), ""
-    except Exception as error:  # a broken run record must not take the page down
-        log.error("rendering the lab page failed: %s", error, exc_info=error)
-        return None, f"The latest run could not be shown: {error}"

@@ -12,7 +12,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-Key = tuple[str, str]
+Key = str  # "{generation}:{question digest}"
 
 
 class AnswerCache:

@@ -56,12 +56,20 @@ def error_response(
 
 
 def from_library(error: SiteciteError) -> ApiError:
-    """The status a library error deserves: the caller's fault is 4xx, a dependency's is 503."""
+    """The status a library error deserves: the caller's fault is 4xx, a dependency's is 503.
+    Only a question's own fault is described; anything else is logged, and the response says
+    no more than what failed (a provider's message may carry its URL, an index error a path)."""
     if isinstance(error, InputError):
         return ApiError(422, "invalid_question", str(error))
+    log.error("answering failed: %s", error)
     if isinstance(error, ProviderError | EmbedError):
-        return ApiError(503, "upstream_unavailable", str(error), {"Retry-After": "5"})
-    return ApiError(500, "internal_error", str(error))
+        return ApiError(
+            503,
+            "upstream_unavailable",
+            "a model the answer needs is unavailable; try again shortly",
+            {"Retry-After": "5"},
+        )
+    return ApiError(500, "internal_error", "the server failed to answer; the log says why")
 
 
 async def _api_error(_: Request, error: Exception) -> Response:

@@ -31,7 +31,7 @@ _ANSWER_ID = re.compile(r"[0-7][0-9a-f]{15}")
 async def feedback(request: Request) -> Response:
     state: ServerState = request.app.state.sitecite
     state.owner.origins.check(request)
-    limit_headers = check_rate_limit(request, state, "feedback")
+    limit_headers = await check_rate_limit(request, state, "feedback")
     body = await read_body(request, state.settings.serve.max_body_bytes)
     given = parse_feedback(read_json_object(body, request.headers.get("content-type"), SHAPE))
     if state.owner.log is None:

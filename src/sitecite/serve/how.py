@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from html import escape
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -33,6 +34,12 @@ def redact(value: Any, key: str = "") -> Any:
     if isinstance(value, str) and "://" in value:
         return _redact_url(value)
     return value
+
+
+def public_embedder(embedder_id: str) -> str:
+    """The embedder's id as a page may show it: a local model directory by its name only."""
+    local = "://" not in embedder_id and Path(embedder_id).expanduser().exists()
+    return Path(embedder_id).name if local else embedder_id
 
 
 def _redact_url(url: str) -> str:
@@ -172,7 +179,7 @@ def how_page(engine: Engine) -> str:
         ("index id", engine.index.id),
         ("index updated", str(manifest.get("updated", ""))),
         ("sections", str(len(engine.index.sections))),
-        ("embedder", engine.embedder.id),
+        ("embedder", public_embedder(engine.embedder.id)),
         ("section gate (cosine)", f"{engine.threshold:.4f}"),
         ("sentence threshold", f"{engine.sentence_threshold:.4f}"),
         ("generator", engine.settings.generator),

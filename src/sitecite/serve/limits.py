@@ -57,17 +57,22 @@ class RateLimiter:
         now = self.clock()
         tokens, last = self._buckets.pop(client, (self.capacity, now))
         tokens = min(self.capacity, tokens + (now - last) * self.per_second)
-        if tokens >= 1.0 - 1e-9:  # tolerate float error: waiting Retry-After must always be enough
+        allowed = tokens >= 1.0 - 1e-9  # tolerate float error: Retry-After must be enough
+        if allowed:
             tokens = max(0.0, tokens - 1.0)
-            verdict = Verdict(True, int(tokens))
-        else:
-            # The next token arrives when the bucket has refilled to exactly 1; round up so a
-            # client that waits Retry-After seconds is always let in.
-            verdict = Verdict(False, 0, max(1, math.ceil((1.0 - tokens) / self.per_second)))
         self._buckets[client] = (tokens, now)
         if len(self._buckets) > self.max_clients:
             self._buckets.popitem(last=False)
-        return verdict
+        return verdict(allowed, tokens, self.per_second)
+
+
+def verdict(allowed: bool, tokens: float, per_second: float) -> Verdict:
+    """The verdict for a bucket left with `tokens`; shared by the in-process and Redis buckets."""
+    if allowed:
+        return Verdict(True, int(tokens))
+    # The next token arrives when the bucket has refilled to exactly 1; round up so a client
+    # that waits Retry-After seconds is always let in.
+    return Verdict(False, 0, max(1, math.ceil((1.0 - tokens) / per_second)))
 
 
 class ClientAddress:

@@ -89,13 +89,15 @@ class ErrorModel(BaseModel):
 
 
 class HealthModel(BaseModel):
-    status: str
+    status: str = Field(description='"ok", or "degraded" when there are warnings')
     index_id: str
     embedder: str
     sections: int
     threshold: float
     updated: str
     generator: str
+    shared_state: str = Field(description='"in-process", or "redis" (serve.redis_url)')
+    warnings: list[str] = Field(description="e.g. Redis unreachable: limits are per process")
     llm_budget: dict[str, Any]
     question_log: bool
 
@@ -107,6 +109,8 @@ ASK_ERRORS = {
     "422": "The question is missing, empty, not a string or too long, or there are other fields.",
     "403": "The Origin is not in serve.allowed_origins.",
     "429": "Too many questions from this address; wait Retry-After seconds.",
+    "503": "The server is busy (serve.queue_size questions waiting) or an LLM provider is "
+    "down; wait Retry-After seconds.",
 }
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from html import escape
-from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from sitecite.index.store import Index
@@ -159,13 +158,13 @@ def _sections_html(sections: list[Section], level: int = 2) -> str:
     return "".join(parts)
 
 
-def lab_placeholder(index_dir: Path, reason: str = "") -> str:
+def lab_placeholder(reason: str = "") -> str:
     detail = f'<p class="note">{escape(reason)}</p>' if reason else ""
     body = f"""
 <section class="hero">
   <h1>Evaluation lab</h1>
   <p>No evaluation run yet. Run one, and the lab page of the latest run appears here:</p>
-  <pre><code>sitecite eval examples/questions.json --index {escape(str(index_dir))}</code></pre>
+  <pre><code>sitecite eval examples/questions.json --index DIR</code></pre>
   {detail}
 </section>"""
     return layout("Evaluation lab · sitecite", body)

@@ -1,0 +1,141 @@
+"""From a provider's raw reply to what a visitor sees: the one function the LLM generator and the
+verification benchmark (bench/verify_replies.py) both call, so the benchmark replays production.
+
+    raw text -> parse_reply -> verify every sentence -> policy -> Shown
+
+The policy (`llm.verify_policy`): `drop` shows the verified sentences when some claim is left
+(and it has the kind of answer asked for); `refuse` refuses whenever a sentence fails;
+`fallback` hands over to the extractive answer. A draft that only says what the site does not
+cover is shown as a refusal in the model's words; when nothing verified is left, the refusal
+points at the closest sections instead of quoting anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sitecite.generate.prompts import parse_reply
+from sitecite.types import Check, Section
+from sitecite.verify import Evidence, Verification, Verifier
+
+POLICIES = ("drop", "fallback", "refuse")
+POINTERS = 3  # sections a refusal points at
+POINTER_REFUSAL = "The site doesn't say exactly; these pages discuss it: {pages}."
+
+
+@dataclass(frozen=True)
+class ReplyContext:
+    """What turning a reply into an answer needs: the question, the context's sections as the
+    model saw them, and what they vouch for."""
+
+    question: str
+    sections: Sequence[Section]
+    evidence: Evidence
+    answer_kind: str = ""
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a visitor sees for one reply, and why."""
+
+    text: str  # the answer, or the refusal's own words ("" for the standard refusal)
+    cited: tuple[int, ...]  # context positions, in the order of the shown [n]
+    refused: bool
+    reason: str  # "" when answered; else not_on_site, unverified, malformed, ...
+    checks: tuple[Check, ...] = ()
+    verification: Verification | None = None
+    fallback: bool = False  # the policy hands over to the extractive answer
+
+
+def present(raw: object, context: ReplyContext, verifier: Verifier, policy: str = "drop") -> Shown:
+    """Parse, verify and apply the policy to one reply; never raises for the reply's sake."""
+    reply = parse_reply(raw)
+    if reply is None:
+        return Shown("", (), True, "malformed", (Check("llm", False, "no answer in the reply"),))
+    if reply.not_on_site:
+        return Shown("", (), True, "not_on_site", (Check("llm", True, "replied NOT_ON_SITE"),))
+    verification = verifier.verify(reply.answer, context.evidence, reply.citations)
+    checks = tuple(verification.checks)
+    failed = sum(not s.ok for s in verification.sentences)
+    total = len(verification.sentences)
+    if not total:
+        return pointing(context, (), "unverified", (*checks, _policy(False, "an empty answer")))
+    if failed and policy == "refuse":
+        note = _policy(False, f"refuse: {failed} of {total} sentence(s) failed")
+        cited = _cited_by_draft(verification)
+        return pointing(context, cited, "unverified", (*checks, note), verification)
+    if failed and policy == "fallback":
+        note = _policy(False, f"fallback: {failed} sentence(s) failed; extractive answer instead")
+        return Shown("", (), True, "unverified", (*checks, note), verification, fallback=True)
+    return _dropped(verification, context, checks, failed, total)
+
+
+def _dropped(
+    verification: Verification,
+    context: ReplyContext,
+    checks: tuple[Check, ...],
+    failed: int,
+    total: int,
+) -> Shown:
+    """The `drop` policy: what verified, if it still answers; else an honest refusal."""
+    claims = verification.claims
+    if claims:
+        note = (
+            _policy(True, "every sentence verified")
+            if not failed
+            else _policy(False, f"drop: removed {failed} of {total} sentence(s); the rest answers")
+        )
+        return Shown(
+            verification.text, verification.cited, False, "", (*checks, note), verification
+        )
+    if not claims and verification.text:  # only what the sources do not say: a refusal
+        note = _policy(not failed, "the answer says what the sources do not cover")
+        return Shown(
+            verification.text,
+            verification.cited,
+            True,
+            "not_on_site",
+            (*checks, note),
+            verification,
+        )
+    note = _policy(
+        False, "drop: nothing verified is left; refused, pointing at the closest sections"
+    )
+    cited = _cited_by_draft(verification)
+    return pointing(context, cited, "unverified", (*checks, note), verification)
+
+
+def pointing(
+    context: ReplyContext,
+    preferred: Sequence[int],
+    reason: str,
+    checks: tuple[Check, ...] = (),
+    verification: Verification | None = None,
+) -> Shown:
+    """A refusal that names the closest sections: those the draft cited, then the context's best."""
+    positions: list[int] = []
+    labels: list[str] = []
+    for position in [*preferred, *range(len(context.sections))]:
+        section = context.sections[position]
+        label = f"{section.title} › {section.heading}" if section.heading else section.title
+        if position in positions or label in labels or not label.strip():
+            continue
+        positions.append(position)
+        labels.append(label)
+        if len(positions) == POINTERS:
+            break
+    if not positions:
+        return Shown("", (), True, reason, checks, verification)
+    pages = ", ".join(f"{label} [{n}]" for n, label in enumerate(labels, start=1))
+    text = POINTER_REFUSAL.format(pages=pages)
+    return Shown(text, tuple(positions), True, reason, checks, verification)
+
+
+def _cited_by_draft(verification: Verification) -> list[int]:
+    """The context positions the draft cited, first use first."""
+    return list(dict.fromkeys(p for s in verification.sentences for p in s.cited))
+
+
+def _policy(passed: bool, detail: str) -> Check:
+    return Check("verify_policy", passed, detail)
