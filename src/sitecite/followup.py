@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from sitecite.index.store import Index
-from sitecite.text import STOPWORDS, content_terms, stem, words
+from sitecite.tokens import STOPWORDS, content_stems, stem, words
 from sitecite.types import Hit, Turn
 
 # Pronouns and adverbs that point at something said before. He/she/him/her are left out: on
@@ -139,7 +139,7 @@ def _own_terms(question: str, index: Index) -> list[str]:
     """The question's own content terms (stemmed): no framing words, no owner's name."""
     subject = {stem(w) for w in index.subject_words}
     framing = {stem(w) for w in _FRAMING}
-    return [t for t in content_terms(question) if t not in subject and t not in framing]
+    return sorted(t for t in content_stems(question) if t not in subject and t not in framing)
 
 
 _PAGE_COUNTS: dict[int, dict[str, int]] = {}  # by id(index), dropped when the index is
@@ -151,7 +151,7 @@ def _all_common(terms: list[str], index: Index) -> bool:
     if counts is None:
         pages: dict[str, set[str]] = {}
         for section in index.sections:
-            for term in content_terms(section.embed_text):
+            for term in content_stems(section.embed_text):
                 pages.setdefault(term, set()).add(section.page_id)
         counts = _PAGE_COUNTS[id(index)] = {term: len(ids) for term, ids in pages.items()}
         weakref.finalize(index, _PAGE_COUNTS.pop, id(index), None)

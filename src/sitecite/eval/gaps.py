@@ -29,7 +29,7 @@ from sitecite.embed import Embedder
 from sitecite.errors import InputError
 from sitecite.index.store import Index
 from sitecite.retrieve import search
-from sitecite.text import STOPWORDS, words
+from sitecite.tokens import STOPWORDS, words
 from sitecite.types import Hit
 
 # The best F1 on the dev question sets (bench/gaps.py; README "Content gaps").

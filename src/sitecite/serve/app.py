@@ -152,7 +152,7 @@ def _routes(state: ServerState) -> list[BaseRoute]:
     async def lab(request: Request) -> Response:
         await api.check_rate_limit(request, state, "lab")
         page, cached = await lab_page.page(state.service.live.current.key)
-        page = await _with_visitors(state, page, lab_page.has_run)
+        page = await _with_visitors(state, page, lab_page)
         headers = {**PAGE_HEADERS, "X-Sitecite-Cache": "hit" if cached else "miss"}
         return HTMLResponse(page, headers=headers)
 
@@ -187,7 +187,7 @@ def _routes(state: ServerState) -> list[BaseRoute]:
     ]
 
 
-async def _with_visitors(state: ServerState, page: str, has_run: bool) -> str:
+async def _with_visitors(state: ServerState, page: str, lab: LabPage) -> str:
     """The lab page with its section on visitors; without an evaluation run, a page of that
     section alone (the placeholder's advice as its note). Unchanged without a question log."""
     from sitecite.eval.gaps_html import insert_section, traffic_page, traffic_section
@@ -200,9 +200,9 @@ async def _with_visitors(state: ServerState, page: str, has_run: bool) -> str:
     if report is None:
         return page
     budget = state.owner.budget.state()
-    if has_run:
+    if lab.has_run:
         return insert_section(page, traffic_section(report, budget))
-    note = (
+    note = escape(lab.problem) or (
         "No evaluation run yet. Run one, and its results appear here too: "
         "<code>sitecite eval examples/questions.json --index DIR</code>"
     )

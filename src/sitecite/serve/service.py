@@ -86,9 +86,7 @@ class AnswerService:
                     )
                 self.pending += 1
                 self.live.hold(generation)  # the task keeps it even if this request goes away
-                pending = asyncio.ensure_future(
-                    self._answer(generation, question, history, key)
-                )
+                pending = asyncio.ensure_future(self._answer(generation, question, history, key))
                 self._in_flight[key] = pending
                 pending.add_done_callback(lambda _: self._in_flight.pop(key, None))
                 body, status = await asyncio.shield(pending)
