@@ -65,6 +65,9 @@ def _number_mark(match: re.Match[str]) -> str:
     return PHONE_MARK if separated or digits >= 9 else found
 
 
+MEMO = 100_000  # addresses whose hash is kept for the rest of the day
+
+
 def _utc_day() -> int:
     return int(time.time() // 86400)
 
@@ -76,13 +79,19 @@ class VisitorHasher:
         self._today = today
         self._day: object = None
         self._salt = b""
+        self._seen: dict[str, str] = {}  # today's hashes, dropped with the salt
         self._lock = threading.Lock()
 
     def hash(self, address: str) -> str:
         day = self._today()
         if day != self._day:
             with self._lock:
-                if day != self._day:  # a new day: forget yesterday's salt for good
-                    self._salt, self._day = secrets.token_bytes(32), day
-        digest = hashlib.blake2b(address.encode("utf-8"), key=self._salt, digest_size=8)
-        return digest.hexdigest()
+                if day != self._day:  # a new day: forget yesterday's salt (and hashes) for good
+                    self._salt, self._seen, self._day = secrets.token_bytes(32), {}, day
+        known = self._seen.get(address)
+        if known is None:
+            digest = hashlib.blake2b(address.encode("utf-8"), key=self._salt, digest_size=8)
+            known = digest.hexdigest()
+            if len(self._seen) < MEMO:
+                self._seen[address] = known
+        return known

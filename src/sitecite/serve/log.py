@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sitecite.asklog import Feedback, QuestionLog, answer_number, redact
+from sitecite.asklog import Feedback, QuestionLog, VisitorHasher, answer_number, redact
 
 log = logging.getLogger("sitecite.serve")
 
@@ -83,12 +83,14 @@ class LogWriter:
         self,
         path: Path,
         keep_days: int,
+        visitors: VisitorHasher | None = None,
         interval: float = 1.0,
         max_backlog: int = 200_000,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self.path = path
         self.keep = timedelta(days=keep_days)
+        self.visitors = visitors  # hashes the client addresses queued with the answers
         self.interval = interval
         self.max_backlog = max_backlog
         self.clock = clock
@@ -113,10 +115,11 @@ class LogWriter:
 
     def record_ask(
         self, answer_id: str, question: str, body: bytes, cache: str, latency_ms: float,
-        visitor: str | None = None,
+        client: str | None = None,
     ) -> None:  # fmt: skip
-        """Queue one served answer; `body` is its JSON as it was cached (without the id)."""
-        self._append(("ask", answer_id, time.time(), question, body, cache, latency_ms, visitor))
+        """Queue one served answer; `body` is its JSON as it was cached (without the id).
+        `client`, the address, stays in memory: the writer turns it into the visitor hash."""
+        self._append(("ask", answer_id, time.time(), question, body, cache, latency_ms, client))
 
     def record_feedback(self, feedback: Feedback) -> None:
         self._append(("feedback", feedback))
@@ -183,10 +186,13 @@ class LogWriter:
 
     def _row(
         self, answer_id: str, at: float, question: str, body: bytes, cache: str,
-        latency_ms: float, visitor: str | None,
+        latency_ms: float, client: str | None,
     ) -> tuple[Any, ...]:  # fmt: skip
         """One row in the columns of `AskRecord.row()`; all but the id, time, latency and
         visitor comes from a memo of (question, answer body, cache status)."""
+        visitor = None
+        if client is not None and self.visitors is not None:
+            visitor = self.visitors.hash(client)
         key = (question, body, cache)
         memo = self._rows.get(key) or self._rows.remember(key, self._fixed(question, body, cache))
         middle, tokens = memo

@@ -13,7 +13,6 @@ import asyncio
 import logging
 import secrets
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -30,11 +29,10 @@ from sitecite.serve.starters import make_starters
 
 if TYPE_CHECKING:
     from sitecite.pipeline import Engine
-    from sitecite.serve.service import Served, ServerState
+    from sitecite.serve.service import Served
 
 log = logging.getLogger("sitecite.serve")
 
-ISSUED_MEMORY = 100_000  # answer ids remembered for feedback without a database lookup
 TRAFFIC_EVERY_SECONDS = 30.0  # the lab's visitors section is recomputed at most this often
 LAB_PERIOD = timedelta(days=30)
 
@@ -44,11 +42,9 @@ class OwnerLoop:
     settings: Settings
     log_file: Path | None
     log: LogWriter | None
-    visitors: VisitorHasher | None
     origins: OriginCheck
     budget: LLMBudget
     _ids: AnswerIds = field(default_factory=lambda: AnswerIds())
-    _issued: OrderedDict[str, None] = field(default_factory=OrderedDict)
     _starters: dict[str, list[str]] = field(default_factory=dict)
     _traffic: tuple[float, str, Any] = (0.0, "", None)
 
@@ -56,7 +52,11 @@ class OwnerLoop:
     def create(cls, index_dir: Path, settings: Settings) -> OwnerLoop:
         serve = settings.serve
         path = log_path(serve.log, index_dir)
-        writer = LogWriter(path, serve.log_days) if path is not None else None
+        writer = (
+            LogWriter(path, serve.log_days, VisitorHasher() if serve.log_visitors else None)
+            if path is not None
+            else None
+        )
         budget = LLMBudget(serve.daily_llm_budget)
         if path is not None and budget.enabled:
             _seed_budget(budget, path)
@@ -64,7 +64,6 @@ class OwnerLoop:
             settings,
             path,
             writer,
-            VisitorHasher() if serve.log_visitors and writer is not None else None,
             OriginCheck(serve.allowed_origins),
             budget,
         )
@@ -76,38 +75,23 @@ class OwnerLoop:
     def issue(self, body: bytes) -> tuple[str, bytes]:
         """A new answer id and the answer JSON carrying it as its first field."""
         answer_id = self._ids.next()
-        if self.log is not None:
-            self._issued[answer_id] = None
-            if len(self._issued) > ISSUED_MEMORY:
-                self._issued.popitem(last=False)
         return answer_id, b'{"id":"' + answer_id.encode() + b'",' + body[1:]
 
     def record(
-        self,
-        request: Request,
-        state: ServerState,
-        answer_id: str,
-        question: str,
-        served: Served,
-        started: float,
+        self, request: Request, answer_id: str, question: str, served: Served, started: float
     ) -> None:
-        """Queue the question log's row for one answer (never the address or user agent)."""
+        """Queue the question log's row for one answer. The client's address goes along only
+        when visitors are counted, and only as far as the writer, which hashes it; the log
+        never holds the address or the user agent."""
         if self.log is None:
             return
-        visitor = None
-        if self.visitors is not None:
-            client = request.scope.get("sitecite.client")
-            if client is None:
-                peer = request.client.host if request.client else "unknown"
-                client = state.client_address.resolve(peer, request.scope["headers"])
-            visitor = self.visitors.hash(client)
+        client = request.scope.get("sitecite.client") if self.log.visitors else None
         latency = (time.perf_counter() - started) * 1000.0
-        self.log.record_ask(answer_id, question, served.body, served.cache, latency, visitor)
+        self.log.record_ask(answer_id, question, served.body, served.cache, latency, client)
 
     async def knows(self, answer_id: str) -> bool:
-        """Whether `answer_id` is an answer this server gave (and logged)."""
-        if answer_id in self._issued:
-            return True
+        """Whether `answer_id` is an answer this server gave and logged (feedback is rare: the
+        log is asked, after everything queued is written, rather than kept in memory)."""
         if self.log is None or self.log_file is None:
             return False
         return await asyncio.get_running_loop().run_in_executor(None, self._logged, answer_id)
