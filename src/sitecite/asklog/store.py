@@ -1,19 +1,20 @@
 """The question log: one SQLite file beside the index (`<index dir>.questions.sqlite`).
 
-An answer's id is 16 hex digits; stored as the table's integer key, a row costs one B-tree
-insert (measured: 3.5 us against 9.2 us for a text key with an index on the time), which
-matters at thousands of cached answers a second.
+    outcomes  what an answer said, once for every serving of the same answer: the question
+              (redacted), the standalone question a follow-up was resolved to, answered or
+              refused and why, the best retrieval score, the cited ids, the generator, the
+              tokens it cost and whether it came from the cache
+    asks      one row per answer served: its id, when, which outcome, latency, an optional
+              daily visitor hash, and the visitor's feedback
+    vectors   question embeddings per embedder, so `sitecite gaps` embeds each question once
+    meta      small state (when the last digest was sent)
 
-    asks     one row per answer served: when, the question (redacted), the standalone question
-             a follow-up was resolved to, the outcome (answered / refused and why), the best
-             retrieval score, the cited ids, the generator, latency, tokens, whether the answer
-             came from the cache, an optional daily visitor hash, and the visitor's feedback
-    vectors  question embeddings per embedder, so `sitecite gaps` embeds each question once
-    meta     small state (when the last digest was sent)
-
-It never holds an IP address or a user agent: the columns for them do not exist. Old rows
-are deleted (`delete_before`) with SQLite's secure_delete on, and the write-ahead log is
-truncated afterwards, so deleted questions do not linger in the files either.
+Cached answers are most of the traffic and repeat one outcome, so a served answer costs one
+narrow row: 16 hex digits of id stored as the table's integer key (one B-tree insert), the
+time as a number, the outcome's key. It never holds an IP address or a user agent: the
+columns for them do not exist. Old rows are deleted (`delete_before`) with SQLite's
+secure_delete on, and the write-ahead log is truncated afterwards, so deleted questions do not
+linger in the files either.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,23 +36,28 @@ from sitecite.errors import ConfigError, SiteciteError
 LOG_SUFFIX = ".questions.sqlite"
 RATINGS = ("up", "down")
 REASONS = ("wrong", "not_what_i_asked", "outdated", "other")
+ORPHAN_GRACE_SECONDS = 86400.0  # an outcome no answer uses is kept this long (writers memoise)
 
 SCHEMA = """
+CREATE TABLE IF NOT EXISTS outcomes (
+    key INTEGER PRIMARY KEY, created REAL NOT NULL, question TEXT NOT NULL,
+    resolved TEXT NOT NULL, outcome TEXT NOT NULL, reason TEXT NOT NULL, best_score REAL,
+    cited TEXT NOT NULL, generator TEXT NOT NULL, prompt_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL, cache TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS asks (
-    id INTEGER PRIMARY KEY, at TEXT NOT NULL, question TEXT NOT NULL, resolved TEXT NOT NULL,
-    outcome TEXT NOT NULL, reason TEXT NOT NULL, best_score REAL, cited TEXT NOT NULL,
-    generator TEXT NOT NULL, latency_ms REAL NOT NULL, prompt_tokens INTEGER NOT NULL,
-    output_tokens INTEGER NOT NULL, cache TEXT NOT NULL, visitor TEXT,
+    id INTEGER PRIMARY KEY, at REAL NOT NULL, outcome INTEGER NOT NULL,
+    latency_ms REAL NOT NULL, visitor TEXT,
     rating TEXT, feedback_reason TEXT, feedback_text TEXT, feedback_at TEXT);
 CREATE TABLE IF NOT EXISTS vectors (
     embedder TEXT NOT NULL, question TEXT NOT NULL, vector BLOB NOT NULL,
     PRIMARY KEY (embedder, question));
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-_ASK_COLUMNS = (
-    "id, at, question, resolved, outcome, reason, best_score, cited, generator, latency_ms, "
-    "prompt_tokens, output_tokens, cache, visitor"
+_OUTCOME_COLUMNS = (
+    "created, question, resolved, outcome, reason, best_score, cited, generator, "
+    "prompt_tokens, output_tokens, cache"
 )
+_ASK_COLUMNS = "id, at, outcome, latency_ms, visitor"
 
 
 class QuestionLogError(SiteciteError):
@@ -58,14 +65,45 @@ class QuestionLogError(SiteciteError):
 
 
 @dataclass(frozen=True)
+class Outcome:
+    """What one answer said, as the log keeps it (shared by every serving of it)."""
+
+    question: str  # redacted
+    outcome: str  # "answered" or "refused"
+    reason: str = ""  # why it was refused
+    best_score: float | None = None
+    cited: tuple[str, ...] = ()
+    generator: str = ""
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    cache: str = ""
+    resolved: str = ""  # the standalone question a follow-up was resolved to (redacted)
+
+    def row(self, created: float | None = None) -> tuple[Any, ...]:
+        return (
+            time.time() if created is None else created,
+            self.question,
+            self.resolved,
+            self.outcome,
+            self.reason,
+            self.best_score,
+            json.dumps(list(self.cited)),
+            self.generator,
+            self.prompt_tokens,
+            self.output_tokens,
+            self.cache,
+        )
+
+
+@dataclass(frozen=True)
 class AskRecord:
-    """One served answer as the log keeps it; `question` is already redacted."""
+    """One served answer: its id, when, what it said, how long it took, who (hashed) asked."""
 
     id: str
     at: datetime
     question: str
     outcome: str  # "answered" or "refused"
-    reason: str = ""  # why it was refused
+    reason: str = ""
     best_score: float | None = None
     cited: tuple[str, ...] = ()
     generator: str = ""
@@ -74,24 +112,20 @@ class AskRecord:
     output_tokens: int = 0
     cache: str = ""
     visitor: str | None = None
-    resolved: str = ""  # the standalone question a follow-up was resolved to (redacted)
+    resolved: str = ""
 
-    def row(self) -> tuple[Any, ...]:
-        return (
-            answer_number(self.id),
-            self.at.isoformat(timespec="milliseconds"),
+    def outcome_of(self) -> Outcome:
+        return Outcome(
             self.question,
-            self.resolved,
             self.outcome,
             self.reason,
             self.best_score,
-            json.dumps(list(self.cited)),
+            self.cited,
             self.generator,
-            round(self.latency_ms, 3),
             self.prompt_tokens,
             self.output_tokens,
             self.cache,
-            self.visitor,
+            self.resolved,
         )
 
 
@@ -180,11 +214,31 @@ class QuestionLog:
         self.close()
 
     def add(self, records: Sequence[AskRecord], feedback: Sequence[Feedback] = ()) -> None:
-        """Write answers, then feedback, in one transaction (feedback may be for those answers)."""
-        self.add_rows([record.row() for record in records], feedback)
+        """Write answers, then feedback (which may be for those answers)."""
+        keys: dict[Outcome, int] = {}
+        rows = []
+        for record in sorted(records, key=lambda r: r.at):
+            outcome = record.outcome_of()
+            at = record.at.timestamp()
+            if outcome not in keys:
+                keys[outcome] = self.add_outcome(outcome, created=at)
+            rows.append(
+                (answer_number(record.id), at, keys[outcome], record.latency_ms, record.visitor)
+            )
+        self.add_asks(rows, feedback)
 
-    def add_rows(self, rows: Sequence[tuple[Any, ...]], feedback: Sequence[Feedback] = ()) -> None:
-        """`add` for rows already in `AskRecord.row()` form (the server's writer builds them).
+    def add_outcome(self, outcome: Outcome, created: float | None = None) -> int:
+        """Store what an answer said (first served at `created`, now by default); its key,
+        for the answers that served it."""
+        cursor = self.db.execute(
+            f"INSERT INTO outcomes ({_OUTCOME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            outcome.row(created),
+        )
+        return int(cursor.lastrowid or 0)
+
+    def add_asks(self, rows: Sequence[tuple[Any, ...]], feedback: Sequence[Feedback] = ()) -> None:
+        """Answers served, as (id number, time, outcome key, latency ms, visitor hash), then
+        feedback, in one transaction.
 
         Rows go in as multi-row INSERTs of up to 256 rows: executemany releases and retakes
         the GIL for every row, and on a busy server that tug of war with the event loop cost
@@ -217,14 +271,20 @@ class QuestionLog:
         return row is not None
 
     def delete_before(self, cutoff: datetime) -> int:
-        """Delete every answer older than `cutoff` and the embeddings no answer needs any more."""
+        """Delete every answer older than `cutoff`, the outcomes (a day after their last
+        answer) and the embeddings no answer needs any more; the number of answers deleted."""
         with self._transaction():
             deleted = self.db.execute(
-                "DELETE FROM asks WHERE at < ?", (cutoff.isoformat(timespec="milliseconds"),)
+                "DELETE FROM asks WHERE at < ?", (cutoff.timestamp(),)
             ).rowcount
             self.db.execute(
-                "DELETE FROM vectors WHERE question NOT IN (SELECT question FROM asks) "
-                "AND question NOT IN (SELECT resolved FROM asks)"
+                "DELETE FROM outcomes WHERE created < ? "
+                "AND key NOT IN (SELECT DISTINCT outcome FROM asks)",
+                (min(cutoff.timestamp(), time.time() - ORPHAN_GRACE_SECONDS),),
+            )
+            self.db.execute(
+                "DELETE FROM vectors WHERE question NOT IN (SELECT question FROM outcomes) "
+                "AND question NOT IN (SELECT resolved FROM outcomes)"
             )
         if deleted:
             self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -233,10 +293,12 @@ class QuestionLog:
     def asks(self, since: datetime | None = None) -> list[LoggedAsk]:
         """Every answer since `since` (all when None), oldest first."""
         query = (
-            f"SELECT {_ASK_COLUMNS}, rating, feedback_reason, feedback_text FROM asks "
-            "WHERE at >= ? ORDER BY at"
+            "SELECT a.id, a.at, o.question, o.resolved, o.outcome, o.reason, o.best_score, "
+            "o.cited, o.generator, a.latency_ms, o.prompt_tokens, o.output_tokens, o.cache, "
+            "a.visitor, a.rating, a.feedback_reason, a.feedback_text "
+            "FROM asks a JOIN outcomes o ON o.key = a.outcome WHERE a.at >= ? ORDER BY a.id"
         )
-        start = since.isoformat(timespec="milliseconds") if since else ""
+        start = since.timestamp() if since else 0.0
         try:
             rows = self.db.execute(query, (start,)).fetchall()
         except sqlite3.Error as error:
@@ -297,7 +359,7 @@ def _chunk_sizes(count: int, largest: int = 256) -> list[int]:
 @functools.lru_cache(maxsize=16)
 def _insert_sql(rows: int) -> str:
     one = "(" + ", ".join("?" * len(_ASK_COLUMNS.split(","))) + ")"
-    return f"INSERT OR REPLACE INTO asks ({_ASK_COLUMNS}) VALUES " + ", ".join([one] * rows)
+    return f"INSERT OR IGNORE INTO asks ({_ASK_COLUMNS}) VALUES " + ", ".join([one] * rows)
 
 
 class _Transaction:
@@ -318,7 +380,7 @@ def _logged(row: tuple[Any, ...]) -> LoggedAsk:
     prompt, output, cache, visitor, rating, feedback_reason, feedback_text = row[10:]
     return LoggedAsk(
         id=f"{id_:016x}",
-        at=at,
+        at=datetime.fromtimestamp(at, UTC).isoformat(timespec="milliseconds"),
         question=question,
         resolved=resolved,
         outcome=outcome,

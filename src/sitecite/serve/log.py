@@ -15,49 +15,35 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sitecite.asklog import Feedback, QuestionLog, VisitorHasher, answer_number, redact
+from sitecite.asklog import Feedback, Outcome, QuestionLog, VisitorHasher, answer_number, redact
 
 log = logging.getLogger("sitecite.serve")
 
 RETENTION_EVERY_SECONDS = 3600.0
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What the log keeps from an answer body (everything but the question and the id), in the
-    order of the question log's columns."""
-
-    outcome: str
-    reason: str
-    best_score: float | None
-    cited: str  # JSON list of the cited ids
-    generator: str
-    prompt_tokens: int
-    output_tokens: int
-    resolved: str  # redacted
-
-
-def outcome_of(body: bytes) -> Outcome:
-    """The loggable facts of an answer JSON body."""
+def outcome_of(question: str, body: bytes, cache: str) -> Outcome:
+    """What the log keeps of an answer: its JSON body read, the question redacted."""
     data: dict[str, Any] = json.loads(body)
     scores = [hit.get("score") for hit in data.get("retrieved") or []]
     known = [float(s) for s in scores if isinstance(s, int | float)]
-    tokens = data.get("tokens") or {}
+    tokens = (data.get("tokens") or {}) if cache == "miss" else {}  # a cached answer cost none
     refused = bool(data.get("refused"))
     resolved = str(data.get("resolved_question") or "")
     return Outcome(
+        question=redact(question),
         outcome="refused" if refused else "answered",
         reason=str(data.get("refusal_reason") or "") if refused else "",
         best_score=max(known) if known else None,
-        cited=json.dumps([str(c.get("id", "")) for c in data.get("citations") or []]),
+        cited=tuple(str(c.get("id", "")) for c in data.get("citations") or []),
         generator=str(data.get("generator") or ""),
         prompt_tokens=int(tokens.get("prompt") or 0),
         output_tokens=int(tokens.get("output") or 0),
+        cache=cache,
         resolved=redact(resolved) if resolved else "",
     )
 
@@ -99,9 +85,7 @@ class LogWriter:
         self._pending: deque[tuple[Any, ...]] = deque()
         # A cached answer is the same bytes object every time, and visitors repeat questions:
         # each distinct body is parsed once and each distinct question redacted once.
-        self._outcomes = _Memo(4096)
-        self._rows = _Memo(16384)
-        self._second = (-1, "")
+        self._outcomes = _Memo(16384)
         self._wake = threading.Event()
         self._done = threading.Condition()
         self._flushed_to = 0
@@ -156,6 +140,7 @@ class LogWriter:
                 if time.monotonic() >= self._quiet_until:  # once a minute, not every batch
                     log.error("the question log could not be written: %s", error)
                     self._quiet_until = time.monotonic() + 60.0
+                self._outcomes.clear()  # their keys may not be in the next file opened
                 if store is not None:
                     store.close()
                     store = None
@@ -173,11 +158,11 @@ class LogWriter:
                 item = self._pending.popleft()
                 taken += 1
                 if item[0] == "ask":
-                    rows.append(self._row(*item[1:]))
+                    rows.append(self._row(store, *item[1:]))
                 else:
                     feedback.append(item[1])
             if rows or feedback:
-                store.add_rows(rows, feedback)
+                store.add_asks(rows, feedback)
                 self.written += len(rows)
         finally:
             with self._done:
@@ -185,56 +170,27 @@ class LogWriter:
                 self._done.notify_all()
 
     def _row(
-        self, answer_id: str, at: float, question: str, body: bytes, cache: str,
-        latency_ms: float, client: str | None,
+        self, store: QuestionLog, answer_id: str, at: float, question: str, body: bytes,
+        cache: str, latency_ms: float, client: str | None,
     ) -> tuple[Any, ...]:  # fmt: skip
-        """One row in the columns of `AskRecord.row()`; all but the id, time, latency and
-        visitor comes from a memo of (question, answer body, cache status)."""
+        """One answer's row: its id, time, outcome key (each distinct question, answer body
+        and cache status is stored once), latency and visitor hash."""
+        key = (question, body, cache)
+        outcome = self._outcomes.get(key)
+        if outcome is None:
+            outcome = self._outcomes.remember(
+                key, store.add_outcome(outcome_of(question, body, cache))
+            )
         visitor = None
         if client is not None and self.visitors is not None:
             visitor = self.visitors.hash(client)
-        key = (question, body, cache)
-        memo = self._rows.get(key) or self._rows.remember(key, self._fixed(question, body, cache))
-        middle, tokens = memo
-        return (
-            answer_number(answer_id),
-            self._timestamp(at),
-            *middle,
-            round(latency_ms, 3),
-            *tokens,
-            cache,
-            visitor,
-        )
-
-    def _fixed(
-        self, question: str, body: bytes, cache: str
-    ) -> tuple[tuple[Any, ...], tuple[int, int]]:
-        """The columns every answer with this question, body and cache status shares."""
-        outcome = self._outcomes.get(body) or self._outcomes.remember(body, outcome_of(body))
-        spent = cache == "miss"  # a cached answer cost no tokens, whatever the first one did
-        middle = (
-            redact(question),
-            outcome.resolved,
-            outcome.outcome,
-            outcome.reason,
-            outcome.best_score,
-            outcome.cited,
-            outcome.generator,
-        )
-        return middle, (outcome.prompt_tokens, outcome.output_tokens) if spent else (0, 0)
-
-    def _timestamp(self, at: float) -> str:
-        """ISO 8601 in UTC with milliseconds, as AskRecord writes it (the second is reused)."""
-        second = int(at)
-        if second != self._second[0]:
-            text = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
-            self._second = (second, text)
-        return f"{self._second[1]}.{int((at - second) * 1000):03d}+00:00"
+        return (answer_number(answer_id), at, outcome, latency_ms, visitor)
 
     def _retain(self, store: QuestionLog) -> None:
         if time.monotonic() < self._next_retention:
             return
         self._next_retention = time.monotonic() + RETENTION_EVERY_SECONDS
         deleted = store.delete_before(self.clock() - self.keep)
+        self._outcomes.clear()  # an outcome no answer uses any more may be gone after a day
         if deleted:
             log.info("question log: deleted %d answers older than %s", deleted, self.keep)
