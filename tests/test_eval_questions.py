@@ -103,7 +103,16 @@ def test_wrong_types_and_missing_text() -> None:
     )
     assert "question #1: 'id' must be a non-empty string" in message
     assert "'question' must be a non-empty string" in message
-    assert "question 'g-02': 'must_contain' must be a list of non-empty strings" in message
+    assert "question 'g-02': 'must_contain' must be a list whose entries are non-empty" in message
+
+
+def test_must_contain_groups_of_alternatives() -> None:
+    item = question(must_contain=["2001", ["2nd", "second"]])
+    loaded = parse_question_set({"questions": [item]})
+    assert loaded.questions[0].must_contain == (("2001",), ("2nd", "second"))
+    assert loaded.questions[0].to_json()["must_contain"] == ["2001", ["2nd", "second"]]
+    for bad in ([["2nd", ""]], [[]], [3], "2001"):
+        assert "'must_contain' must be a list" in problems(question(must_contain=bad))
 
 
 def test_file_errors(tmp_path: Path) -> None:

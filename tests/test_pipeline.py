@@ -9,7 +9,9 @@ import pytest
 from conftest import EXAMPLE_QUESTIONS
 
 from sitecite.errors import InputError
+from sitecite.eval.presentable import quoted_pieces
 from sitecite.generate import Context, Generator
+from sitecite.ingest.kinds import normal_form
 from sitecite.pipeline import REFUSAL, Engine, answer
 from sitecite.types import SCORE_LABEL, Draft
 
@@ -33,10 +35,10 @@ def test_answer_quotes_the_site_with_citations_that_resolve(engine: Engine) -> N
             section.url,
         )
     # every quoted sentence is verbatim from a cited section
-    cited_text = " ".join(by_id[c.id].text for c in result.citations)
-    for part in result.answer.split("] "):
-        sentence = part.rsplit(" [", 1)[0].strip()
-        assert sentence in cited_text
+    cited = {normal_form(s) for c in result.citations for s in by_id[c.id].sentences}
+    assert quoted_pieces(result.answer)
+    for sentence in quoted_pieces(result.answer):
+        assert normal_form(sentence) in cited, sentence
     assert "214 routes" in result.answer
     assert result.score == pytest.approx(
         sum(c.score for c in result.citations) / len(result.citations)

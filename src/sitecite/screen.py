@@ -19,6 +19,32 @@ from sitecite.tokens import stem
 
 _I = re.IGNORECASE | re.DOTALL
 
+# Requests that are not questions about the site at all, screened in questions only (a page may
+# well say "write a script" or "reveal"; that is not an instruction planted in it).
+REQUEST_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern, _I))
+    for name, pattern in (
+        (
+            "off-topic-task",
+            r"^\W*(please\s+)?(write|compose|generate|draft|code|create)\s+(me\s+|us\s+)?(a|an|some)\s+"
+            r"([\w-]+\s+){0,3}(poem|story|essay|script|program|function|song|joke|haiku|limerick|"
+            r"tweet|letter|email|scraper|bot|app)\b",
+        ),
+        (
+            "intrusion",
+            r"\b(log(ging)?\s*in(to)?|hack(ing)?|break(ing)?\s+in(to)?|take\s+over|exploit(ing)?)\b"
+            r"[^.?!]{0,60}\b(exposed|someone\s+else'?s|other\s+people'?s|with\s+(its|their|the)\s+"
+            r"default\s+passwords?|without\s+(permission|authori[sz]ation))\b",
+        ),
+        (
+            "secrets",
+            r"\b(reveal|give|show|leak|share|send|tell|print|dump)\b[^.?!]{0,50}\b(passwords?|"
+            r"passphrases?|api[\s-]?keys?|access[\s-]?keys?|secret[\s-]?keys?|private[\s-]?keys?|"
+            r"credentials|tokens?)\b(?!\s+managers?)",
+        ),
+    )
+)
+
 # "You are Elena Vasquez": a new identity by name (case matters, so no IGNORECASE).
 _NAMED_IDENTITY = re.compile(r"\b[Yy]ou\s+are\s+(?:now\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+")
 
@@ -101,7 +127,7 @@ def answer_kind(question: str) -> str:
 
 _COUNTED = re.compile(
     r"\bhow\s+many\s+(?:[\w-]+\s+){0,3}?([a-z][\w-]*)\s+(?:do|does|did|is|are|was|were|has|have|had|"
-    r"can|could|will|would|should|in|on|at|of|per|a|an|the|she|he|they|it|you|we|there)\b",
+    r"can|could|will|would|should|in|on|at|of|per|a|an|the|she|he|they|it|you|we|there|\w+ed)\b",
     _I,
 )
 _NUMBER_WORDS = (
@@ -138,7 +164,7 @@ def has_answer_kind(kind: str, text: str, question: str = "") -> bool:
 
 
 def screen_question(question: str) -> Screen:
-    for name, pattern in INSTRUCTION_PATTERNS:
+    for name, pattern in (*INSTRUCTION_PATTERNS, *REQUEST_PATTERNS):
         match = pattern.search(question)
         if match:
             return Screen(name, match.group(0)[:80], answer_kind(question))

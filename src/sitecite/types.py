@@ -24,6 +24,7 @@ class Block:
     text: str
     line: int
     anchor: str = ""
+    kinds: tuple[str, ...] = ()  # the structural kind of each non-empty line (ingest/kinds.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,14 @@ class Section:
     hash: str
     sentences: tuple[str, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
+    kinds: tuple[str, ...] = ()  # one per sentence: prose, item, heading, link, ... (ingest/kinds)
+
+    @property
+    def sentence_kinds(self) -> tuple[str, ...]:
+        """The kind of each sentence; sections built without kinds are all prose."""
+        if len(self.kinds) == len(self.sentences):
+            return self.kinds
+        return ("prose",) * len(self.sentences)
 
     @property
     def embed_text(self) -> str:
@@ -69,6 +78,7 @@ class Section:
             "text": self.text,
             "hash": self.hash,
             "sentences": list(self.sentences),
+            "kinds": list(self.kinds),
             "metadata": self.metadata,
         }
 
@@ -84,6 +94,7 @@ class Section:
             hash=data["hash"],
             sentences=tuple(data.get("sentences", ())),
             metadata=dict(data.get("metadata", {})),
+            kinds=tuple(data.get("kinds", ())),
         )
 
 

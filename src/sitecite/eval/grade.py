@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from sitecite.eval.metrics import matches, retrieval_metrics
-from sitecite.eval.questions import Question
+from sitecite.eval.presentable import presentable
+from sitecite.eval.questions import Question, describe_group, missing_groups
 from sitecite.types import Answer, Citation, Trace
 
 
@@ -99,7 +100,7 @@ def error_result(question: Question, message: str, repeat: int = 0) -> dict[str,
 
 
 def answer_checks(question: Question, answer: Answer, trace: Trace) -> dict[str, dict[str, Any]]:
-    """The graded checks: expectation, citations, exact strings, forbidden strings."""
+    """The graded checks: expectation, citations, key facts, presentability, forbidden strings."""
     checks: dict[str, dict[str, Any]] = {}
     content = _content_checks(question, answer, trace)
     if question.expect == "refuse":
@@ -149,6 +150,7 @@ def _content_checks(question: Question, answer: Answer, trace: Trace) -> dict[st
         if outside
         else "every citation is a section the generator saw",
     )
+    checks["presentable"] = _check(*presentable(answer.answer, trace.context))
     if question.expected_sources:
         covered = [s for s in question.expected_sources if any(_cites(c, s) for c in cited)]
         if question.category == "multi":
@@ -171,12 +173,12 @@ def _content_checks(question: Question, answer: Answer, trace: Trace) -> dict[st
             f"also cites: {', '.join(stray)}" if stray else "only expected or allowed sources",
         )
     if question.must_contain:
-        absent = [s for s in question.must_contain if s not in answer.answer]
-        checks["must_contain"] = _check(
+        absent = missing_groups(question.must_contain, answer.answer)
+        checks["answers"] = _check(
             not absent,
-            f"missing: {', '.join(absent)}"
+            f"missing: {'; '.join(describe_group(g) for g in absent)}"
             if absent
-            else f"contains {', '.join(question.must_contain)}",
+            else f"states all {len(question.must_contain)} key fact(s)",
         )
     return checks
 

@@ -32,7 +32,7 @@ QUESTION_FIELDS = (
     "notes",
 )
 SET_FIELDS = ("name", "description", "questions")
-_LIST_FIELDS = ("expected_sources", "allowed_sources", "must_contain", "must_not_contain")
+_LIST_FIELDS = ("expected_sources", "allowed_sources", "must_not_contain")
 _TEXT_FIELDS = ("attack", "notes")
 MAX_LISTED_PROBLEMS = 10
 
@@ -47,7 +47,9 @@ class Question:
     expect: str
     expected_sources: tuple[str, ...] = ()
     allowed_sources: tuple[str, ...] = ()
-    must_contain: tuple[str, ...] = ()
+    # Key facts the answer must state: each group is one fact, its strings alternative wordings
+    # (any one counts), matched case-insensitively.
+    must_contain: tuple[tuple[str, ...], ...] = ()
     must_not_contain: tuple[str, ...] = ()
     attack: str = ""
     notes: str = ""
@@ -60,7 +62,7 @@ class Question:
             "expect": self.expect,
             "expected_sources": list(self.expected_sources),
             "allowed_sources": list(self.allowed_sources),
-            "must_contain": list(self.must_contain),
+            "must_contain": [g[0] if len(g) == 1 else list(g) for g in self.must_contain],
             "must_not_contain": list(self.must_not_contain),
             "attack": self.attack,
             "notes": self.notes,
@@ -169,6 +171,12 @@ def _parse_question(item: Any, label: str) -> tuple[list[str], Question | None]:
             problems.append(f"{label}: '{key}' must be a list of non-empty strings")
             value = []
         lists[key] = tuple(value)
+    groups = _groups(item.get("must_contain", []))
+    if groups is None:
+        problems.append(
+            f"{label}: 'must_contain' must be a list whose entries are non-empty strings or "
+            "non-empty lists of alternative strings"
+        )
     for key in _TEXT_FIELDS:
         if not isinstance(item.get(key, ""), str):
             problems.append(f"{label}: '{key}' must be a string")
@@ -181,9 +189,36 @@ def _parse_question(item: Any, label: str) -> tuple[list[str], Question | None]:
         expect=str(expect),
         attack=item.get("attack", ""),
         notes=item.get("notes", ""),
+        must_contain=groups or (),
         **lists,
     )
     return _consistency(question, label), question
+
+
+def _groups(value: Any) -> tuple[tuple[str, ...], ...] | None:
+    """`must_contain` as groups of alternatives ("2nd" -> ("2nd",); ["2nd", "second"] stays a
+    group), or None when it is malformed."""
+    if not isinstance(value, list):
+        return None
+    groups = []
+    for entry in value:
+        group = [entry] if isinstance(entry, str) else entry
+        if not isinstance(group, list) or not group:
+            return None
+        if not all(isinstance(v, str) and v.strip() for v in group):
+            return None
+        groups.append(tuple(group))
+    return tuple(groups)
+
+
+def missing_groups(groups: Iterable[tuple[str, ...]], text: str) -> list[tuple[str, ...]]:
+    """The groups none of whose alternatives occurs in `text` (case-insensitively)."""
+    lowered = text.lower()
+    return [g for g in groups if not any(v.lower() in lowered for v in g)]
+
+
+def describe_group(group: tuple[str, ...]) -> str:
+    return group[0] if len(group) == 1 else " or ".join(f"'{v}'" for v in group)
 
 
 def _consistency(question: Question, label: str) -> list[str]:

@@ -122,9 +122,12 @@ class WordCoverage:
             )
 
     def of(self, sentence: str) -> float:
+        return self.of_words({w for w in words(sentence) if w in self.rows})
+
+    def of_words(self, present: frozenset[str] | set[str]) -> float:
+        """Coverage by a sentence given as its words that are in the site's vocabulary."""
         if not self.focus:
             return 1.0
-        present = {w for w in words(sentence) if w in self.rows}
         if self.focus_vectors is None or not present:
             return sum(w in present for w in self.focus) / len(self.focus)
         similarity = self.focus_vectors @ self.word_vectors[[self.rows[w] for w in present]].T
@@ -171,7 +174,7 @@ def focus_words(question: str, subject: frozenset[str] = frozenset()) -> list[st
 
 
 _PART_BREAK = re.compile(
-    r"\?\s+(?=\S)|,?\s+and\s+(?=(?:what|which|how|who|when|where|why|whether|has|have|does|did|"
+    r"\?\s+(?=\S)|,?\s+and\s+(?=(?:what|which|how|who|whose|when|where|why|whether|has|have|does|did|"
     r"is|are|was|were|can|could|would)\b)",
     re.IGNORECASE,
 )
@@ -179,14 +182,31 @@ _PART_BREAK = re.compile(
 
 def question_parts(question: str) -> list[str]:
     """A question that asks several things ("Which one, and what did it change?") split into its
-    parts; a part of fewer than three words stays with the one before it."""
+    parts; a part of fewer than three words stays with the one before it, and a statement ("I'd
+    like to send her a gift.") is context for the question beside it, never a part of its own."""
+    pieces = [p.strip(" ,") for p in _PART_BREAK.split(question)]
     parts: list[str] = []
-    for piece in _PART_BREAK.split(question):
-        piece = piece.strip(" ,")
-        if not piece:
-            continue
+    pending = ""  # statements waiting for the question they introduce
+    for piece in (p for p in pieces if p):
         if parts and len(piece.split()) < 3:
             parts[-1] = f"{parts[-1]} {piece}"
+        elif not _asks(piece):
+            pending = f"{pending} {piece}".strip()
         else:
-            parts.append(piece)
+            parts.append(f"{pending} {piece}".strip())
+            pending = ""
+    if pending and parts:
+        parts[-1] = f"{parts[-1]} {pending}"
     return parts or [question]
+
+
+_ASKS = re.compile(
+    r"\?\s*$|^\W*(what|which|who|whom|whose|when|where|why|how|whether|is|are|was|were|do|does|"
+    r"did|can|could|would|should|will|has|have|had|tell|name|list|describe|explain)\b",
+    re.IGNORECASE,
+)
+
+
+def _asks(piece: str) -> bool:
+    """Whether a piece of a question asks something (rather than telling some context)."""
+    return bool(_ASKS.search(piece))

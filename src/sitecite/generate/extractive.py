@@ -1,51 +1,42 @@
-"""The extractive generator: quotes the admitted sentences that best answer the question.
+"""The extractive generator: answers with sentences quoted verbatim from the admitted sections.
 
-It cannot invent anything: every sentence it returns is copied verbatim from an admitted
-section and cited. It refuses unless the evidence is good enough, on three counts, each
-recorded as a Check in the Trace:
+It cannot invent anything: every sentence it shows is copied from an admitted section and
+cited. It refuses unless the evidence is good enough, on three counts, each recorded as a Check
+in the Trace:
 
-- `entities`: every proper name in the question (Google, Delft, John Doe) occurs on the site;
+- `entities`: every proper name in the question (Google, Delft, Next.js) occurs on the site or
+  is one of the owner's names ("Tim" for Timothy Lin);
 - `answer_kind`: a question asking for a kind of thing (an age, an amount of money, a phone
   number, a count of something) is answered only by a sentence containing that kind of thing;
-- `support`: some sentence reaches both calibrated thresholds: its cosine with the question,
-  and its coverage of the question's focus words (an exact word counts 1, another word the
-  cosine of the closest word in the sentence). Coverage is what similarity alone misses:
-  "What are Noor's political views?" is close to "Hi, I'm Noor." but that sentence covers
-  neither "political" nor "views".
+- `support`: some quotable sentence reaches both calibrated thresholds: its cosine with the
+  question, and its coverage of the question's focus words (an exact word counts 1, another
+  word the cosine of the closest word in the sentence).
 
-Sentences are ranked by cosine plus half their coverage.
+Only prose, list items, table rows and facts are candidates (sentence kinds are decided at
+ingestion). Which of them to say is the answer-sentence ranker's choice (`generate/ranker.py`),
+and how to say it is `generate/select.py` and `generate/compose.py`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
+import re
 
 from sitecite.generate.base import Context, Generator
-from sitecite.generate.evidence import WordCoverage, focus_words, proper_names, question_parts
+from sitecite.generate.compose import Composition, render
+from sitecite.generate.evidence import proper_names, question_parts
+from sitecite.generate.features import Candidate, candidate_kinds, candidates_and_features
+from sitecite.generate.ranker import Ranker, default_ranker
+from sitecite.generate.select import passages_for, ranked_candidates
 from sitecite.screen import answer_kind, has_answer_kind
-from sitecite.text import stem
-from sitecite.types import Check, Draft
+from sitecite.types import Check, Draft, Section
 
 DEFAULT_SENTENCE_THRESHOLD = 0.0
 DEFAULT_COVERAGE_THRESHOLD = 0.51
-COVERAGE_WEIGHT = 0.5
-SECOND_SENTENCE_MARGIN = 0.08
 CALIBRATION_PAIRS = 30  # (cosine, coverage) of the top sentences, kept for `sitecite calibrate`
 
 
-@dataclass(frozen=True)
-class ScoredSentence:
-    section_position: int
-    text: str
-    score: float
-    cosine: float
-    coverage: float
-
-
 class ExtractiveGenerator(Generator):
-    """Quote-and-cite: picks sentences from the admitted sections by embedding similarity."""
+    """Quote-and-cite: the ranker picks the sentence that answers, the composer presents it."""
 
     name = "extractive"
 
@@ -54,119 +45,156 @@ class ExtractiveGenerator(Generator):
         sentence_threshold: float = DEFAULT_SENTENCE_THRESHOLD,
         max_sentences: int = 3,
         coverage_threshold: float = DEFAULT_COVERAGE_THRESHOLD,
+        ranker: Ranker | None = None,
     ) -> None:
         self.sentence_threshold = sentence_threshold
         self.coverage_threshold = coverage_threshold
         self.max_sentences = max_sentences
+        self._ranker = ranker
+
+    @property
+    def ranker(self) -> Ranker:
+        if self._ranker is None:
+            self._ranker = default_ranker()
+        return self._ranker
 
     def generate(self, context: Context) -> Draft:
-        checks: list[Check] = []
-        unknown = [
-            n
-            for n in proper_names(context.question)
-            if n.lower() not in context.index.word_set
-            and stem(n.lower()) not in context.index.vocabulary
-        ]
-        checks.append(
+        unknown = unknown_names(context)
+        checks = [
             Check(
                 "entities",
                 not unknown,
                 f"not on the site: {', '.join(unknown)}" if unknown else "all names occur",
             )
-        )
+        ]
         if unknown:
             return self._refuse("unknown_entity", checks)
 
         parts = question_parts(context.question)
         vectors = [context.query_vector] if len(parts) == 1 else list(context.embedder.embed(parts))
-        chosen: list[ScoredSentence] = []
+        composition = Composition()
+        said: set[str] = set()
         missing_kind: list[str] = []
         support_details: list[str] = []
         pairs: list[list[float]] = []
+        names: list[str] = []
         for part, vector in zip(parts, vectors, strict=True):
-            ranked = self._rank(context, vector, part)
+            names = part_names(context, part, names)
+            kinds = candidate_kinds(part)
+            candidates, matrix = candidates_and_features(
+                context, vector, part, kinds, self.ranker.features
+            )
+            ranked = ranked_candidates(candidates, self.ranker.scores(matrix))
             kind = context.answer_kind if len(parts) == 1 else answer_kind(part)
             if kind:
-                ranked = [s for s in ranked if has_answer_kind(kind, s.text, part)]
+                ranked = [(c, s) for c, s in ranked if has_answer_kind(kind, c.text, part)]
                 if not ranked:
                     missing_kind.append(f"'{part}' asks for {kind}; no admitted sentence has one")
+                    composition.uncovered.append(part)
                     continue
             pairs = pairs or [
-                [round(s.cosine, 4), round(s.coverage, 4)] for s in ranked[:CALIBRATION_PAIRS]
+                [round(c.cosine, 4), round(c.coverage, 4)] for c, _ in ranked[:CALIBRATION_PAIRS]
             ]
-            taken = {s.text for s in chosen}
-            supported = [s for s in ranked if self.supports(s) and s.text not in taken]
-            support_details.append(_support_detail(part, ranked, supported, self))
-            if supported:
-                room = self.max_sentences if len(parts) == 1 else 1
-                chosen.extend(_best_with_followers(supported, room))
+            eligible = [
+                (c, s)
+                for c, s in ranked
+                if c.text not in said
+                and self.supports(c)
+                and mentions(context.sections[c.section_position], names)
+            ]
+            support_details.append(_support_detail(part, ranked, len(eligible), self))
+            if not eligible:
+                composition.uncovered.append(part)
+                continue
+            lead, score = eligible[0]
+            section = context.sections[lead.section_position]
+            chosen = passages_for(lead, section, part, eligible, score, len(parts) == 1)
+            composition.passages.extend(chosen)
+            said.update(s for passage in chosen for s in (*passage.sentences, *passage.listed))
 
         if context.answer_kind or any(answer_kind(p) for p in parts):
             detail = "; ".join(missing_kind) or "every part that asks for a kind of answer has one"
-            checks.append(Check("answer_kind", not missing_kind or bool(chosen), detail))
+            answered = bool(composition.passages)
+            checks.append(Check("answer_kind", not missing_kind or answered, detail))
             if len(missing_kind) == len(parts):
                 return self._refuse("answer_kind", checks)
-        checks.append(Check("support", bool(chosen), "; ".join(support_details), {"pairs": pairs}))
-        if not chosen:
+        found = bool(composition.passages)
+        checks.append(Check("support", found, "; ".join(support_details), {"pairs": pairs}))
+        if not found:
             return self._refuse("low_support", checks)
-        return self._compose(chosen[: self.max_sentences], checks)
+        text, cited = render(composition, context.sections)
+        return Draft(text, cited, False, self.name, checks=tuple(checks))
 
-    def supports(self, sentence: ScoredSentence) -> bool:
+    def supports(self, sentence: Candidate) -> bool:
         """A sentence may answer when it is similar enough and covers enough of the question."""
         return (
             sentence.cosine >= self.sentence_threshold
             and sentence.coverage >= self.coverage_threshold
         )
 
-    def _rank(self, context: Context, vector: np.ndarray, question: str) -> list[ScoredSentence]:
-        """Every sentence of the admitted sections, scored by cosine plus how well it covers the
-        question's focus words (exact word = 1, otherwise the closest word's cosine)."""
-        coverage = WordCoverage(context, focus_words(question, context.index.subject_words))
-        scored: list[ScoredSentence] = []
-        for position, (row, section) in enumerate(zip(context.rows, context.sections, strict=True)):
-            rows = context.index.sentence_rows(row)
-            if not len(rows):
-                continue
-            cosines = context.index.sentence_vectors[rows.start : rows.stop] @ vector
-            for text, cosine in zip(section.sentences, cosines, strict=True):
-                covered = coverage.of(text)
-                score = float(cosine) + COVERAGE_WEIGHT * covered
-                scored.append(ScoredSentence(position, text, score, float(cosine), covered))
-        scored.sort(key=lambda s: -s.score)
-        return scored
-
-    def _compose(self, chosen: list[ScoredSentence], checks: list[Check]) -> Draft:
-        """Sentences in reading order per section; citations numbered by first use."""
-        numbers: dict[int, int] = {}
-        parts = []
-        for sentence in chosen:
-            n = numbers.setdefault(sentence.section_position, len(numbers) + 1)
-            parts.append(f"{sentence.text} [{n}]")
-        cited = tuple(sorted(numbers, key=numbers.__getitem__))
-        return Draft(" ".join(parts), cited, False, self.name, checks=tuple(checks))
-
     def _refuse(self, reason: str, checks: list[Check]) -> Draft:
         return Draft("", (), True, self.name, refusal_reason=reason, checks=tuple(checks))
 
 
-def _best_with_followers(supported: list[ScoredSentence], room: int) -> list[ScoredSentence]:
-    """The best sentence, and those scoring within a small margin of it, up to `room`."""
-    best = supported[0]
-    followers = [s for s in supported[1:] if s.score >= best.score - SECOND_SENTENCE_MARGIN]
-    return [best, *followers][:room]
+def unknown_names(context: Context) -> list[str]:
+    """Proper names of the question that the site never uses and that are not the owner's."""
+    index = context.index
+    unknown = []
+    for name in proper_names(context.question):
+        lowered = name.lower()
+        parts = [p for p in re.split(r"[.\-_+#/]", lowered) if p]
+        if lowered in index.terms or index.is_subject(lowered):
+            continue
+        if name.isupper() and 2 <= len(name) <= 6 and lowered in index.acronyms:
+            continue
+        if parts and all(p in index.terms for p in parts):
+            continue
+        unknown.append(name)
+    return unknown
+
+
+# A lower-case product name: three or more parts joined by dashes, none a stop word
+# ("rehype-prism-plus", "n1-standard-16"; not "day-to-day").
+_PRODUCT = re.compile(r"\b(?!\S*-(?:to|and|of|the|in|a|by|for|on)-)[a-z0-9]+(?:-[a-z0-9]+){2,}\b")
+# "NAS", "RAM", "DNS": an acronym is as often a kind of thing as a name, so a section may answer
+# about it without spelling it out.
+_ACRONYM = re.compile(r"[A-Z]{2,5}s?")
+_REFERS_BACK = re.compile(r"\b(it|its|they|them|their|these|those|this|that)\b", re.IGNORECASE)
+
+
+def part_names(context: Context, part: str, previous: list[str]) -> list[str]:
+    """The proper names a part of the question is about (the owner's names aside); a part that
+    refers back ("...and what is it built with?") is about the names before it."""
+    names = [
+        n.lower()
+        for n in proper_names(part)
+        if not context.index.is_subject(n) and not _ACRONYM.fullmatch(n)
+    ]
+    names += [t for t in _PRODUCT.findall(part.lower()) if t in context.index.terms]
+    if _REFERS_BACK.search(part):
+        names += [n for n in previous if n not in names]
+    return names
+
+
+def mentions(section: Section, names: list[str]) -> bool:
+    """Whether a section names something the question names: an answer about Plex must come
+    from a section that mentions Plex. One name is enough: "the Head of Data at Quayline" is
+    answered by a section about Quayline that never says "Head"."""
+    text = f"{section.title} {section.heading} {section.text}".lower()
+    return not names or any(name in text for name in names)
 
 
 def _support_detail(
     part: str,
-    ranked: list[ScoredSentence],
-    supported: list[ScoredSentence],
+    ranked: list[tuple[Candidate, float]],
+    supported: int,
     generator: ExtractiveGenerator,
 ) -> str:
     if not ranked:
-        return f"'{part}': no sentences in the admitted sections"
-    top = ranked[0]
+        return f"'{part}': no quotable sentences in the admitted sections"
+    top, score = ranked[0]
     return (
-        f"'{part}': top sentence cosine {top.cosine:.3f}, coverage {top.coverage:.2f}; thresholds "
-        f"{generator.sentence_threshold:.3f} and {generator.coverage_threshold:.2f}; "
-        f"{len(supported)} sentence(s) clear both"
+        f"'{part}': best sentence (ranker score {score:.2f}) cosine {top.cosine:.3f}, coverage "
+        f"{top.coverage:.2f}; thresholds {generator.sentence_threshold:.3f} and "
+        f"{generator.coverage_threshold:.2f}; {supported} sentence(s) clear both"
     )

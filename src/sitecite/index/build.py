@@ -101,6 +101,7 @@ def build_index(
             "content_dir": str(Path(content_dir).resolve()),
             "base_url": base_url,
             "route": route,
+            "identity": ingested.identity.to_json(),
         },
     )
 

@@ -1,7 +1,8 @@
 """The index directory: plain files plus a manifest (docs/index-directory.md).
 
 manifest.json          format, embedder id and dimension, chunker version, times, thresholds
-sections.jsonl         one section per line (row i of every matrix below)
+sections.jsonl         one section per line (row i of every matrix below), each sentence with its
+                       kind (prose, item, row, fact, heading, link, caption, fragment, ...)
 vectors.npy            float32 (sections x dim), unit rows
 sentence_vectors.npy   float32 (sentences x dim), unit rows, grouped by section
 sentence_offsets.npy   int64 (sections + 1): section i owns rows offsets[i]:offsets[i+1]
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,9 +28,10 @@ import numpy as np
 from sitecite.errors import EmbedderMismatchError, IndexDirError
 from sitecite.index.swap import recover
 from sitecite.text import DEFAULT_STEMMER, DEFAULT_STOPWORDS, import_bm25s, words
+from sitecite.tokens import content_stems
 from sitecite.types import Section
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: sections.jsonl gives every sentence its kind (ingest/kinds.py)
 MANIFEST = "manifest.json"
 SECTIONS = "sections.jsonl"
 VECTORS = "vectors.npy"
@@ -37,6 +40,9 @@ SENTENCE_OFFSETS = "sentence_offsets.npy"
 BM25_DIR = "bm25"
 WORDS = "words.json"
 WORD_VECTORS = "word_vectors.npy"
+
+
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][a-z]+(?:[\s-]+[A-Z][a-z]+){1,5}\b")
 
 
 @dataclass
@@ -53,6 +59,10 @@ class Index:
     words: list[str] = field(default_factory=list, repr=False)
     word_vectors: np.ndarray = field(
         default_factory=lambda: np.zeros((0, 1), dtype=np.float32), repr=False
+    )
+    # per-text caches (sentence terms and vocabulary), shared with narrowed views
+    text_cache: dict[str, dict[str, frozenset[str]]] = field(
+        default_factory=dict, repr=False, compare=False
     )
 
     @property
@@ -88,14 +98,97 @@ class Index:
 
     @cached_property
     def subject(self) -> str:
-        """The site owner's name, from the profile facts' title ("Noor Haddad (profile)"), or ""."""
+        """The site owner's name: the one ingestion found (authors, author pages, the profile, a
+        copyright line), else the profile facts' title ("Noor Haddad (profile)"), else ""."""
+        owner = str(self.manifest.get("identity", {}).get("owner") or "")
         facts = next((s for s in self.sections if s.page_id == "_facts"), None)
-        return facts.title.removesuffix(" (profile)").strip() if facts is not None else ""
+        if owner or facts is None:
+            return owner
+        return facts.title.removesuffix(" (profile)").strip()
 
     @cached_property
     def subject_words(self) -> frozenset[str]:
-        """Words of the site owner's name (from the profile facts); any question may use them."""
-        return frozenset(w for w in words(self.subject) if w.isalpha() and w != "profile")
+        """Words of the site owner's names (the identity ingestion found, and the profile facts'
+        title); any question may use them without them being what it asks about."""
+        names = list(self.manifest.get("identity", {}).get("names", []))
+        facts = next((s for s in self.sections if s.page_id == "_facts"), None)
+        if facts is not None:
+            names.append(facts.title.removesuffix(" (profile)"))
+        return frozenset(w for name in names for w in words(name) if w.isalpha())
+
+    def is_subject(self, word: str) -> bool:
+        """Whether a word names the owner: one of their names, or its short form ("Tim")."""
+        word = word.lower()
+        return word in self.subject_words or (
+            len(word) >= 3 and any(name.startswith(word) for name in self.subject_words)
+        )
+
+    @cached_property
+    def site_sections(self) -> int:
+        """How many sections the whole site has (a narrowed view keeps the site's count)."""
+        return len(self.sections)
+
+    @cached_property
+    def term_frequency(self) -> dict[str, int]:
+        """How many sections each stemmed content term occurs in: what makes a word rare."""
+        counts: dict[str, int] = {}
+        for section in self.sections:
+            for term in set(content_stems(section.embed_text)):
+                counts[term] = counts.get(term, 0) + 1
+        return counts
+
+    def sentence_terms(self, row: int) -> list[frozenset[str]]:
+        """The stemmed content terms of each sentence of section `row` (cached by text, and the
+        cache shared with every narrowed view of this index)."""
+        cache = self.text_cache.setdefault("terms", {})
+        found = []
+        for sentence in self.sections[row].sentences:
+            if sentence not in cache:
+                cache[sentence] = frozenset(content_stems(sentence))
+            found.append(cache[sentence])
+        return found
+
+    def sentence_vocabulary(self, row: int) -> list[frozenset[str]]:
+        """The vocabulary words of each sentence of section `row` with its page title's and
+        heading's (a sentence under "Homelab" is about the homelab): what word coverage compares
+        with the question. Cached by text like `sentence_terms`."""
+        cache = self.text_cache.setdefault("vocabulary", {})
+        section = self.sections[row]
+        label = f"{section.title} {section.heading}"
+        if label not in cache:
+            cache[label] = frozenset(w for w in words(label) if w in self.word_rows)
+        found = []
+        for sentence in section.sentences:
+            if sentence not in cache:
+                cache[sentence] = frozenset(w for w in words(sentence) if w in self.word_rows)
+            found.append(cache[label] | cache[sentence])
+        return found
+
+    @cached_property
+    def acronyms(self) -> frozenset[str]:
+        """Initials of every run of two to six capitalised words on the site, so a question's
+        "CSP" is known from "Content-Security-Policy" and "DNS" from "Domain Name System"."""
+        found: set[str] = set()
+        for section in self.sections:
+            for run in _CAPITALISED_RUN.findall(section.embed_text):
+                initials = "".join(word[0] for word in re.split(r"[\s-]+", run)).lower()
+                found.update(
+                    initials[i:j]
+                    for i in range(len(initials))
+                    for j in range(i + 2, len(initials) + 1)
+                )
+        return frozenset(found)
+
+    @cached_property
+    def terms(self) -> frozenset[str]:
+        """Every word of the site as `words` reads it, names with dots and dashes whole
+        ("next.js", "gpt-4o", ".net"), and their parts."""
+        found: set[str] = set()
+        for section in self.sections:
+            for word in words(section.embed_text):
+                found.add(word)
+                found.update(part for part in re.split(r"[.\-_+#/]", word) if part)
+        return frozenset(found)
 
     @property
     def bm25_tokenizer(self) -> tuple[str, str]:
@@ -136,7 +229,9 @@ class Index:
             self.words,
             self.word_vectors,
         )
-        for name in ("vocabulary", "word_set", "word_rows", "subject", "subject_words", "page_ids"):
+        shared = ("vocabulary", "word_set", "word_rows", "subject", "subject_words", "page_ids")
+        site_wide = ("terms", "acronyms", "term_frequency", "site_sections", "text_cache")
+        for name in (*shared, *site_wide):
             view.__dict__[name] = getattr(self, name)  # cached_property values, shared
         return view
 
@@ -155,8 +250,9 @@ def read_manifest(path: Path) -> dict[str, Any]:
         raise IndexDirError(f"{manifest_path}: corrupt manifest (not a JSON object); rebuild it")
     if manifest.get("format_version") != FORMAT_VERSION:
         raise IndexDirError(
-            f"{path}: index format {manifest.get('format_version')} is not {FORMAT_VERSION}; "
-            "rebuild it"
+            f"{path}: index format {manifest.get('format_version')} is not {FORMAT_VERSION} (it "
+            "was built by another version of sitecite); rebuild it with `sitecite index "
+            f"CONTENT_DIR --index {path}`"
         )
     embedder = manifest.get("embedder")
     if not isinstance(embedder, dict) or not isinstance(embedder.get("id"), str):

@@ -23,6 +23,7 @@ from sitecite.ingest.data import (
     load_data,
 )
 from sitecite.ingest.html import parse_html
+from sitecite.ingest.identity import Identity, with_identity
 from sitecite.ingest.ids import heading_anchors, page_id, slugify
 from sitecite.ingest.markdown import markdown_blocks, split_frontmatter
 from sitecite.ingest.mdx import convert_mdx
@@ -77,6 +78,7 @@ class IngestResult:
     warnings: list[IngestError] = field(default_factory=list)
     router: Router = field(default_factory=Router)
     built_site: bool = False  # a generator's output: pages read by main-content extraction
+    identity: Identity = field(default_factory=Identity)
 
 
 def content_files(root: Path) -> list[Path]:
@@ -220,7 +222,7 @@ def load_site(
             result.problems.append(problem)
         if progress is not None:
             progress.advance(1)
-    result.pages = _merge_facts(_published(pages, result))
+    result.pages, result.identity = with_identity(_merge_facts(_published(pages, result)))
     for page in result.pages:
         result.sections.extend(chunk_page(page, base_url))
     if not built:  # a rendered page's chrome is not prose it was meant to keep

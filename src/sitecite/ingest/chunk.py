@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from dataclasses import dataclass
 
 from sitecite.ingest.ids import Slugger, page_url, section_url
+from sitecite.ingest.kinds import (
+    FACT,
+    HEADING,
+    PROSE,
+    PUBLISHED,
+    SUMMARY,
+    mark_duplicates,
+    refine,
+    tidy,
+)
 from sitecite.text import split_sentences
 from sitecite.types import Block, Page, Section
 
-CHUNKER_VERSION = "1"
+CHUNKER_VERSION = "2"  # 2: every sentence has a kind; decoration is trimmed from sentences
+# A line of a section: its text and the structural kind ingestion gave it.
+Line = tuple[str, str]
 LONG_SECTION_WORDS = 300
 STACK_KEYS = ("stack", "technologies", "tech")
 
@@ -32,6 +45,14 @@ def section_hash(embed_text: str, sentences: tuple[str, ...]) -> str:
     return digest.hexdigest()[:32]
 
 
+def block_lines(block: Block, default: str = PROSE) -> list[Line]:
+    """The block's non-empty lines with their structural kinds (blocks parsed without kinds,
+    such as HTML pages, are prose; data pages are facts)."""
+    lines = [line for line in block.text.splitlines() if line.strip()]
+    kinds = block.kinds if len(block.kinds) == len(lines) else (default,) * len(lines)
+    return list(zip(lines, kinds, strict=True))
+
+
 def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list[Section]:
     """Split a page into sections with GitHub-style anchors (DESIGN.md "Source ids")."""
     slugger = Slugger()
@@ -46,44 +67,60 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
         else page.url or page_url(base_url, route, page.id)
     )
     # URLs land on the id the published page gives a heading; ids stay the GitHub-style slugs.
-    anchors = {slug: block.anchor or slug for slug, block in zip(slugs, page.blocks, strict=True)}
+    # A block with no line in the file (the profile facts ingestion adds) has no anchor there.
+    anchors = {
+        slug: block.anchor or (slug if block.line else "")
+        for slug, block in zip(slugs, page.blocks, strict=True)
+    }
     sections: list[Section] = []
+    seen: set[str] = set()  # sentences already on the page: a second copy is a duplicate
+    default = FACT if page.kind in ("facts", "data") else PROSE
 
     intro = [b for b in page.blocks if b.level == 0]
-    summary = str(page.metadata.get("summary") or "").strip()
-    intro_text = "\n".join(x for x in [summary, *(b.text for b in intro)] if x)
-    if intro_text:
+    summary = " ".join(str(page.metadata.get("summary") or "").split())
+    intro_lines = [(summary, SUMMARY)] if summary else []
+    intro_lines += [line for b in intro for line in block_lines(b, default)]
+    # the date is a sentence of the page's first section, not part of its text
+    published = [(_published(page), PUBLISHED)] if _published(page) else []
+    if intro_lines:
+        intro_lines += published
+        published = []
+    if intro_lines:
         slug = "intro" if headed else ""
         sid = f"{page.id}#{slug}" if slug else page.id
-        sections.append(_section(page, sid, "", section_url(address, ""), [intro_text], 1))
+        sections.append(_section(page, sid, "", section_url(address, ""), intro_lines, 1, seen))
 
     for group in _groups(page.blocks, slugs):
         if group.words() > LONG_SECTION_WORDS and len(group.blocks) > 1:
             for part in _split(group):
                 slug, block = part[0]
-                texts = _texts(part)
-                if any(texts):
+                lines = _lines(part, default) + published
+                published = []
+                if any(kind != HEADING for _, kind in lines):
                     sections.append(
                         _section(
                             page,
                             f"{page.id}#{slug}",
                             block.heading,
                             section_url(address, anchors[slug]),
-                            texts,
+                            lines,
                             block.line,
+                            seen,
                         )
                     )
         else:
-            texts = _texts(group.blocks)
-            if any(texts):
+            lines = _lines(group.blocks, default) + published
+            published = []
+            if any(kind != HEADING for _, kind in lines):
                 sections.append(
                     _section(
                         page,
                         f"{page.id}#{group.slug}",
                         group.heading,
                         section_url(address, anchors[group.slug]),
-                        texts,
+                        lines,
                         group.line,
+                        seen,
                     )
                 )
 
@@ -98,22 +135,36 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
                     f"{page.id}#stack",
                     "Stack",
                     section_url(address, ""),
-                    [sentence],
+                    [(sentence, FACT)],
                     1,
+                    seen,
                     kind="stack",
                 )
             )
         else:
             old = sections[existing]
+            old_lines = [(line, PROSE) for line in old.text.splitlines() if line.strip()]
             sections[existing] = _section(
                 page,
                 old.id,
                 old.heading,
                 old.url,
-                [old.text, sentence],
+                [*old_lines, (sentence, FACT)],
                 int(old.metadata.get("line", 1)),
+                set(),
             )
     return sections
+
+
+def _published(page: Page) -> str:
+    """The page's date from its frontmatter as a fact: "When was X published?" is answerable."""
+    raw = str(page.metadata.get("date") or "")[:10]
+    try:
+        day = dt.date.fromisoformat(raw)
+    except ValueError:
+        return ""
+    title = page.title.strip()
+    return f"{title} was published on {day.day} {day:%B %Y}." if title else ""
 
 
 def _groups(blocks: tuple[Block, ...], slugs: list[str]) -> list[_Group]:
@@ -143,13 +194,14 @@ def _split(group: _Group) -> list[list[tuple[str, Block]]]:
     return parts
 
 
-def _texts(entries: list[tuple[str, Block]]) -> list[str]:
-    texts = []
+def _lines(entries: list[tuple[str, Block]], default: str) -> list[Line]:
+    """The lines of a group of blocks; each subsection's heading is a line of its own."""
+    lines: list[Line] = []
     for position, (_, block) in enumerate(entries):
         if position and block.heading:
-            texts.append(f"{block.heading}:")
-        texts.append(block.text)
-    return texts
+            lines.append((f"{block.heading}:", HEADING))
+        lines.extend(block_lines(block, default))
+    return lines
 
 
 def _stack(page: Page) -> str:
@@ -163,17 +215,32 @@ def _stack(page: Page) -> str:
     return ""
 
 
+def _sentences(lines: list[Line], seen: set[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Every sentence of the lines but the headings, trimmed of decoration, with its kind."""
+    sentences: list[str] = []
+    kinds: list[str] = []
+    for line, structural in lines:
+        if structural == HEADING:
+            continue
+        for sentence in split_sentences(line):
+            trimmed = tidy(sentence) or sentence
+            sentences.append(trimmed)
+            kinds.append(refine(trimmed, structural))
+    return tuple(sentences), tuple(mark_duplicates(sentences, kinds, seen))
+
+
 def _section(
     page: Page,
     sid: str,
     heading: str,
     url: str,
-    texts: list[str],
+    lines: list[Line],
     line: int,
+    seen: set[str],
     kind: str | None = None,
 ) -> Section:
-    text = "\n".join(t for t in texts if t).strip()
-    sentences = tuple(s for t in texts if t and not t.endswith(":") for s in split_sentences(t))
+    text = "\n".join(t for t, k in lines if t and k != PUBLISHED).strip()
+    sentences, kinds = _sentences(lines, seen)
     metadata = {
         "source": page.source,
         "line": line,
@@ -194,4 +261,5 @@ def _section(
         section_hash(embed, sentences),
         sentences,
         metadata,
+        kinds,
     )

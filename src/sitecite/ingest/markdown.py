@@ -19,6 +19,7 @@ from markdown_it.token import Token
 
 from sitecite.errors import IngestError
 from sitecite.ingest.html import html_fragment_text
+from sitecite.ingest.kinds import CAPTION, ITEM, LINK, PROSE, ROW, TOC, has_clause, is_fragment
 from sitecite.ingest.prose import table_sentences
 from sitecite.types import Block
 
@@ -64,9 +65,19 @@ def make_parser(mdx: bool) -> MarkdownIt:
     return parser
 
 
+_CONTENTS = re.compile(r"\b(contents|on this page|in this (post|article))\b", re.IGNORECASE)
+_READING = re.compile(
+    r"\b(further|more|additional)\s+reading\b|\b(references|resources|links|see also|related)\b",
+    re.IGNORECASE,
+)
+LINK_SHARE = 0.6  # a line whose letters are mostly link text is a link title, not prose
+TITLE_WORDS = 6  # a linked list item this long is another page's title, not a thing's name
+
+
 @dataclass
 class _Item:
     text: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
     children: list[str] = field(default_factory=list)
 
     def render(self) -> str:
@@ -74,7 +85,19 @@ class _Item:
         if not self.children:
             return own
         joined = "; ".join(self.children)
-        return f"{own}: {joined}" if own else joined
+        if not own:
+            return joined
+        return f"{own} {joined}" if own.endswith(":") else f"{own}: {joined}"
+
+    def kind(self) -> str:
+        """A list item is content (a product's name is an answer) unless it is a contents entry
+        or the title of another page: a linked line long enough to be a headline."""
+        if self.children or not self.kinds or not all(k in (LINK, TOC) for k in self.kinds):
+            return ITEM
+        if TOC in self.kinds:
+            return TOC
+        own = " ".join(self.text)
+        return LINK if len(own.split()) >= TITLE_WORDS or has_clause(own) else ITEM
 
 
 @dataclass
@@ -88,6 +111,7 @@ class _Builder:
     level: int = 0
     line: int = 1
     parts: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)  # the structural kind of each part
     items: list[_Item] = field(default_factory=list)
     table: list[list[str]] | None = None
     row: list[str] | None = None
@@ -95,12 +119,19 @@ class _Builder:
     first_h1: str = ""
 
     def flush(self) -> None:
-        text = "\n".join(p for p in self.parts if p.strip()).strip()
+        kept = [(p, k) for p, k in zip(self.parts, self.kinds, strict=True) if p.strip()]
+        text = "\n".join(p for p, _ in kept).strip()
         if text or self.level:
-            self.blocks.append(Block(self.level, self.heading, text, self.line))
-        self.parts = []
+            kinds = tuple(k for _, k in kept)
+            self.blocks.append(Block(self.level, self.heading, text, self.line, kinds=kinds))
+        self.parts, self.kinds = [], []
 
-    def add(self, text: str) -> None:
+    def part(self, text: str, kind: str) -> None:
+        """One line of the block: a paragraph, a list item, a table row, or a break ("")."""
+        self.parts.append(text)
+        self.kinds.append(kind)
+
+    def add(self, text: str, kind: str = PROSE) -> None:
         text = " ".join(text.split())
         if not text:
             return
@@ -108,35 +139,74 @@ class _Builder:
             self.row[-1] = f"{self.row[-1]} {text}".strip()
         elif self.items:
             self.items[-1].text.append(text)
+            self.items[-1].kinds.append(kind)
         else:
-            self.parts.append(text)
+            pairs = zip(self.parts, self.kinds, strict=True)
+            previous = next((k for p, k in reversed(list(pairs)) if p), "")
+            if kind == "emphasis":  # an emphasised line under an image is its caption
+                kind = CAPTION if previous == CAPTION else PROSE
+            self.part(text, kind)
 
 
-def _inline_text(token: Token, keep_struck: bool = False) -> str:
-    """Plain text of an inline token: links keep their text, images their alt, code its content.
+@dataclass
+class _Letters:
+    """Letters and digits of an inline run, counted by where they stand."""
+
+    total: int = 0
+    linked: int = 0
+    emphasised: int = 0
+    alt: int = 0
+    anchors_only: bool = True
+
+    def kind(self, text: str) -> str:
+        if self.total == 0:
+            return PROSE
+        if self.alt == self.total:
+            return CAPTION
+        if self.linked == self.total or (
+            self.linked >= LINK_SHARE * self.total and is_fragment(text)
+        ):
+            return TOC if self.anchors_only else LINK
+        if self.emphasised == self.total:
+            return "emphasis"
+        return PROSE
+
+
+def _inline_text(token: Token, keep_struck: bool = False) -> tuple[str, str]:
+    """Plain text of an inline token (links keep their text, images their alt, code its content)
+    and its structural kind: prose, a link title, a contents entry, an image caption.
 
     Struck-through text is left out of prose but kept in headings, whose anchors include it."""
     out: list[str] = []
-    struck = 0
+    letters = _Letters()
+    struck = links = emphasis = 0
     for child in token.children or []:
         kind = child.type
-        if kind == "s_open":
-            struck += 1
-        elif kind == "s_close":
-            struck -= 1
+        if kind in ("s_open", "s_close"):
+            struck += 1 if kind == "s_open" else -1
         elif struck and not keep_struck:
             continue
-        elif kind in ("text", "code_inline"):
-            out.append(child.content)
-        elif kind in ("softbreak", "hardbreak"):
+        elif kind in ("link_open", "link_close"):
+            links += 1 if kind == "link_open" else -1
+            href = str(child.attrGet("href") or "") if kind == "link_open" else "#"
+            letters.anchors_only = letters.anchors_only and href.startswith("#")
+        elif kind in ("em_open", "em_close"):
+            emphasis += 1 if kind == "em_open" else -1
+        elif kind in ("text", "code_inline", "image"):
+            text = child.content
+            if kind == "image":
+                text = "".join(c.content for c in child.children or []) or child.content
+                text = f" {text.strip()} " if text.strip() else ""
+            count = sum(ch.isalnum() for ch in text)
+            letters.total += count
+            letters.linked += count if links else 0
+            letters.emphasised += count if emphasis else 0
+            letters.alt += count if kind == "image" else 0
+            out.append(text)
+        elif kind in ("softbreak", "hardbreak", "html_inline"):
             out.append(" ")
-        elif kind == "image":
-            alt = "".join(c.content for c in child.children or []) or child.content
-            if alt.strip():
-                out.append(f" {alt.strip()} ")
-        elif kind == "html_inline":
-            out.append(" ")
-    return "".join(out)
+    text = "".join(out)
+    return text, letters.kind(text)
 
 
 def markdown_blocks(
@@ -151,20 +221,22 @@ def markdown_blocks(
         if kind == "heading_open":
             in_heading = token
         elif kind == "inline" and in_heading is not None:
-            _start_heading(builder, in_heading, _inline_text(token, keep_struck=True).strip())
+            heading = _inline_text(token, keep_struck=True)[0]
+            _start_heading(builder, in_heading, heading.strip())
             in_heading = None
         elif kind == "inline":
-            builder.add(_inline_text(token))
+            builder.add(*_inline_text(token))
         elif kind in ("fence", "code_block"):
             builder.code_blocks += 1
         elif kind == "html_block":
-            builder.add(html_fragment_text(token.content))
+            for line in html_fragment_text(token.content).splitlines():
+                builder.add(line)
         elif (
             kind in ("paragraph_close", "blockquote_close")
             and not builder.items
             and builder.row is None
         ):
-            builder.parts.append("")
+            builder.part("", "")
         else:
             _structure(builder, token)
     builder.flush()
@@ -187,6 +259,17 @@ def _start_heading(builder: _Builder, token: Token, text: str) -> None:
     builder.heading, builder.level, builder.line = text, level, line
 
 
+def _item_kind(item: _Item, heading: str) -> str:
+    """A linked item is a contents entry under "Contents", a link under "Further reading"."""
+    kind = item.kind()
+    linked = not item.children and bool(item.kinds) and all(k in (LINK, TOC) for k in item.kinds)
+    if linked and _CONTENTS.search(heading):
+        return TOC
+    if linked and _READING.search(heading):
+        return LINK
+    return kind
+
+
 def _structure(builder: _Builder, token: Token) -> None:
     kind = token.type
     if kind == "list_item_open":
@@ -197,7 +280,7 @@ def _structure(builder: _Builder, token: Token) -> None:
         if builder.items:
             builder.items[-1].children.append(rendered)
         elif rendered:
-            builder.parts.append(rendered)
+            builder.part(rendered, _item_kind(item, builder.heading))
     elif kind == "table_open":
         builder.table = []
     elif kind == "tr_open":
@@ -208,5 +291,6 @@ def _structure(builder: _Builder, token: Token) -> None:
     elif kind in ("th_open", "td_open") and builder.row is not None:
         builder.row.append("")  # one cell per column, even when the cell is empty
     elif kind == "table_close" and builder.table is not None:
-        builder.parts.extend(table_sentences(builder.table, builder.heading or builder.title))
+        for sentence in table_sentences(builder.table, builder.heading or builder.title):
+            builder.part(sentence, ROW)
         builder.table = None

@@ -1,0 +1,156 @@
+"""Answers a visitor would accept: a small site of our own, through the real pipeline and model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sitecite.config import Settings
+from sitecite.embed import Embedder
+from sitecite.eval.presentable import presentable, quoted_pieces
+from sitecite.index.build import build_index
+from sitecite.ingest.kinds import normal_form
+from sitecite.pipeline import Engine, answer
+
+USES = """---
+title: Uses
+---
+
+Here is everything I run at home.
+
+## Table of Contents
+
+- [Homelab](#homelab)
+- [Desk](#desk)
+
+## 🧪&nbsp;&nbsp;Homelab
+
+- [**Synology DiskStation DS224+**](https://example.com/ds224)
+  - 2x recertified 16TB drives
+- [**UniFi Dream Machine SE**](https://example.com/udm)
+
+## Desk
+
+![Example: my messy desk](./desk.png)
+
+My desk holds a 27-inch Dell monitor and a mechanical keyboard.
+"""
+
+MOVE = """---
+title: Moving from Hugo to Next.js
+date: 2021-03-14
+authors: ['default']
+---
+
+## Why I moved
+
+I moved this site from Hugo to Next.js because I wanted React components everywhere.
+
+## How to deploy it yourself
+
+Deploying the site takes three steps:
+
+- Fork the repository on GitHub.
+- Connect the fork to Vercel.
+- Push a commit to the main branch.
+"""
+
+SCANS = """---
+title: Scanning the internet
+---
+
+## Network Attached Storage (NAS)
+
+Searching for exposed NAS drives produces thousands of results.
+"""
+
+AUTHOR = """---
+name: Robin Vale
+occupation: Site reliability engineer
+company: Northwind
+---
+
+Welcome to Quiet Circuits, my notebook.
+"""
+
+
+@pytest.fixture(scope="module")
+def site_engine(
+    embedder: Embedder, settings: Settings, tmp_path_factory: pytest.TempPathFactory
+) -> Engine:
+    root = tmp_path_factory.mktemp("site")
+    (root / "uses.md").write_text(USES)
+    (root / "notes").mkdir()
+    (root / "notes" / "hugo-to-nextjs.md").write_text(MOVE)
+    (root / "notes" / "scans.md").write_text(SCANS)
+    (root / "authors").mkdir()
+    (root / "authors" / "default.md").write_text(AUTHOR)
+    index = root.parent / "index"
+    build_index(root, index, embedder)
+    return Engine.load(index, settings)
+
+
+def test_a_list_item_answers_and_says_where_it_comes_from(site_engine: Engine) -> None:
+    result, trace = answer(site_engine, "What hardware is in Robin's homelab?")
+    assert not result.refused, trace.checks
+    assert "On *Uses › Homelab*: " in result.answer
+    assert "Synology DiskStation DS224+: 2x recertified 16TB drives" in result.answer
+    assert presentable(result.answer, trace.context)[0]
+
+
+def test_headings_contents_and_captions_are_never_quoted(site_engine: Engine) -> None:
+    for question in ("What is in the homelab?", "What is on Robin's desk?"):
+        result, trace = answer(site_engine, question)
+        assert not result.refused, (question, trace.checks)
+        pieces = quoted_pieces(result.answer)
+        assert "Homelab" not in pieces and "Example: my messy desk" not in pieces
+        assert presentable(result.answer, trace.context)[0], result.answer
+
+
+def test_first_person_is_quoted_and_product_names_with_dots_are_known(
+    site_engine: Engine,
+) -> None:
+    result, trace = answer(site_engine, "Why did Robin move the site from Hugo to Next.js?")
+    assert not result.refused, trace.checks
+    assert (
+        '"I moved this site from Hugo to Next.js because I wanted React components '
+        'everywhere" [1].' in result.answer
+    )
+
+
+def test_how_do_i_questions_get_the_steps_as_a_list(site_engine: Engine) -> None:
+    result, trace = answer(site_engine, "How do I deploy the site myself?")
+    assert not result.refused, trace.checks
+    assert "1. Fork the repository on GitHub.\n2. Connect the fork to Vercel." in result.answer
+    assert presentable(result.answer, trace.context)[0]
+
+
+def test_the_owner_is_known_by_name_and_short_name(site_engine: Engine) -> None:
+    result, trace = answer(site_engine, "Which company does Rob work at?")
+    assert not result.refused, trace.checks
+    assert "Northwind" in result.answer
+    assert result.citations[0].id == "authors/default#profile"
+
+
+def test_page_dates_are_facts(site_engine: Engine) -> None:
+    result, trace = answer(site_engine, "When was the post about moving from Hugo published?")
+    assert not result.refused, trace.checks
+    assert "14 March 2021" in result.answer
+
+
+def test_unknown_names_and_unanswered_kinds_are_refused(site_engine: Engine) -> None:
+    for question in (
+        "What does Robin think of Svelte?",
+        "How much did the Synology DiskStation cost?",
+    ):
+        result, _ = answer(site_engine, question)
+        assert result.refused, (question, result.answer)
+
+
+def test_answers_quote_verbatim(site_engine: Engine, tmp_path: Path) -> None:
+    result, trace = answer(site_engine, "What monitor is on the desk?")
+    sentences = {normal_form(s) for section in trace.context for s in section.sentences}
+    assert quoted_pieces(result.answer)
+    for piece in quoted_pieces(result.answer):
+        assert normal_form(piece) in sentences, piece
