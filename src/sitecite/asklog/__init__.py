@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from sitecite.asklog.privacy import VisitorHasher, redact
 from sitecite.asklog.store import (
+    RATINGS,
     REASONS,
     AskRecord,
     Feedback,
@@ -23,6 +24,7 @@ from sitecite.asklog.store import (
 )
 
 __all__ = [
+    "RATINGS",
     "REASONS",
     "AskRecord",
     "Feedback",

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from sitecite.asklog import REASONS, Feedback, redact
+from sitecite.asklog import RATINGS, REASONS, Feedback, redact
 from sitecite.serve.api import check_rate_limit, read_body, read_json_object
 from sitecite.serve.errors import ApiError
 from sitecite.serve.service import ServerState
@@ -63,7 +63,7 @@ def parse_feedback(data: dict[str, object]) -> Feedback:
     if not isinstance(answer_id, str) or not _ANSWER_ID.fullmatch(answer_id):
         raise ApiError(422, "invalid_id", "id must be the 'id' of an answer from /api/ask")
     rating = data.get("rating")
-    if rating not in ("up", "down"):
+    if rating not in RATINGS:
         raise ApiError(422, "invalid_rating", f'rating must be "up" or "down", not {rating!r:.40}')
     reason = data.get("reason", "")
     if reason not in ("", *REASONS):

@@ -1,10 +1,13 @@
 """Writing the question log off the answer path.
 
 A request only appends a tuple to a deque (no parsing, no I/O, no lock); one writer thread
-wakes every `interval` seconds, turns what piled up into rows (reading each distinct answer
-body once: a cached answer is the same bytes object every time) and writes them in one
-transaction. A full backlog drops rows and counts them; a failing disk logs an error and
-drops that batch. Nothing here can slow down, block or fail an answer.
+wakes every `interval` seconds (or at once for a flush), turns what piled up into rows and
+writes them in one transaction. Each distinct (question, answer body, cache status) is read,
+redacted and stored once as an outcome (a cached answer is the same bytes object every time),
+so a served answer costs a narrow row; the visitor hash is computed here, from the address
+queued with the answer. A full backlog drops rows and counts them; a failing disk logs an
+error (once a minute) and drops that batch. Nothing here can slow down, block or fail an
+answer.
 """
 
 from __future__ import annotations
