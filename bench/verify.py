@@ -1,8 +1,8 @@
 """Verification on the example site with a scripted model: its cost, what it catches from a
 lying model, and what it costs a faithful one. (Model-written answers with labelled sentences
-are bench/verify_replies.py, where the thresholds are chosen.)
+are bench/verify_replies.py; the support model is fitted by bench/train_verifier.py.)
 
-- latency: verification time per answer, p50/p95 (it never runs the embedder);
+- latency: verification time per answer, p50/p95;
 - lying: every answerable question of examples/questions.json goes through `answer` with a
   scripted chat-completions server on 127.0.0.1 whose answers are corrupted one way each
   (invented number, wrong name, citation outside the context, sentence from another page,
@@ -42,12 +42,8 @@ from sitecite.index.store import load_index  # noqa: E402
 from sitecite.pipeline import Engine, admitted_context, answer  # noqa: E402
 from sitecite.retrieve import search  # noqa: E402
 from sitecite.screen import screen_question  # noqa: E402
-from sitecite.verify import (  # noqa: E402
-    CHECK_NAMES,
-    DEFAULT_SUPPORT_THRESHOLD,
-    SentenceVerdict,
-    draft_sentences,
-)
+from sitecite.verify import CHECK_NAMES, SentenceVerdict, draft_sentences  # noqa: E402
+from sitecite.verify.model import shipped_model  # noqa: E402
 
 SITE = REPO / "examples" / "site"
 QUESTIONS = REPO / "examples" / "questions.json"
@@ -255,7 +251,7 @@ def percentiles(values: list[float]) -> dict[str, float]:
 
 
 def measure() -> dict[str, Any]:
-    report: dict[str, Any] = {"support_threshold": DEFAULT_SUPPORT_THRESHOLD}
+    report: dict[str, Any] = {"support_threshold": shipped_model().threshold}
     with ScriptedLLM() as server:
         engine = engine_for(server)
         questions = answerable(QUESTIONS)

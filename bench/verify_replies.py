@@ -5,7 +5,8 @@ Each record's `sources` become the sections of a context (one sentence per line)
 as the pipeline does; the reply goes through `sitecite.generate.reply.present` (parse, verify
 with the bundled model's word vectors, apply the policy), the function the LLM generator calls.
 No index is needed: the sources' vocabulary is embedded once, as `sitecite index` would
-(set-up, not timed); verification itself never runs the embedder.
+(set-up, not timed); verification encodes each answer's claims and their candidate source
+sentences with the bundled model (timed).
 
 Reported for the dev half, the test half and all: a site with a question set split in
 bench/questions (<site>-dev.json, <site>-test.json) uses its halves, any other splits by a hash
@@ -36,7 +37,6 @@ from typing import Any
 import numpy as np
 from _common import console
 from _replies import Replayed, Score, lexicon_for, load, replay, subject_of
-from _support_grid import grid, rows, score
 from rich.progress import Progress
 from rich.table import Table
 
@@ -46,13 +46,12 @@ from sitecite.generate.reply import POLICIES
 from sitecite.pipeline import REFUSAL
 from sitecite.tokens import words
 from sitecite.verify import Verifier
-from sitecite.verify.verifier import DEFAULT_SUPPORT_THRESHOLD, MAX_RUN, MAX_UNCOVERED
 
 SPLITS = ("dev", "test", "all")
 
 
 def run_file(
-    path: Path, verifier: Verifier, policy: str, subject: str | None
+    path: Path, verifier: Verifier, policy: str, subject: str | None, cold: bool = False
 ) -> tuple[list[Replayed], str]:
     """Every record of one file replayed through the production path."""
     records = load(path)
@@ -66,6 +65,8 @@ def run_file(
     with Progress(console=console(), transient=True) as bar:
         task = bar.add_task(f"replaying {path.name}", total=len(records))
         for record in records:
+            if cold:
+                verifier.encoder.forget()
             replayed.append(replay(record, lexicon, owner, verifier, policy))
             bar.advance(task)
     return replayed, name
@@ -148,25 +149,6 @@ def explain(replayed: list[Replayed], split: str) -> None:
         out.print(f"[yellow]MISSED {kind}[/yellow] {record_id}: {sentence}", highlight=False)
 
 
-def tune(paths: list[Path], policy: str, subject: str | None) -> list[dict[str, Any]]:
-    """Every support choice scored on the dev halves only (bench/_support_grid.py)."""
-    open_support = Verifier(0.0, 10**6, 10**6)  # the support rule off: its inputs recorded
-    dev: list[Replayed] = []
-    for path in paths:
-        dev += [
-            r for r in run_file(path, open_support, policy, subject)[0] if r.record.split == "dev"
-        ]
-    table = rows(dev)
-    ranked = grid(table)
-    current = score(table, DEFAULT_SUPPORT_THRESHOLD, MAX_UNCOVERED, MAX_RUN)
-    out = console()
-    out.print(f"dev sentences: {current['supported']} supported, {current['unsupported']} not")
-    out.print(f"in use: {json.dumps(current)}")
-    for row in ranked[:15]:
-        out.print(json.dumps(row))
-    return ranked
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("files", nargs="+", type=Path, help="JSONL files of labelled answers")
@@ -176,24 +158,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--subject", help="the site owner's name (default: from a profile source)")
     parser.add_argument("--explain", choices=SPLITS, help="print drops and misses of a split")
     parser.add_argument(
-        "--tune", action="store_true", help="score support thresholds on the dev halves only"
+        "--cold", action="store_true", help="encode every answer's sources anew (no cache)"
     )
     args = parser.parse_args(argv)
     for path in args.files:
         if not path.exists():
             sys.exit(f"{path}: no such file (the example set is ../shared/data/verification/)")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    if args.tune:
-        rows = tune(args.files, args.policy, args.subject)
-        if args.json:
-            print(json.dumps({"tuning": rows}))
-        return 0
     started = time.perf_counter()
-    verifier = Verifier(DEFAULT_SUPPORT_THRESHOLD, MAX_UNCOVERED, MAX_RUN)
-    result: dict[str, Any] = {"policy": args.policy, "files": {}}
+    verifier = Verifier()
+    result: dict[str, Any] = {"policy": args.policy, "cold": args.cold, "files": {}}
     everything: list[Replayed] = []
     for path in args.files:
-        replayed, subject = run_file(path, verifier, args.policy, args.subject)
+        replayed, subject = run_file(path, verifier, args.policy, args.subject, args.cold)
         everything += replayed
         figures = report(replayed)
         figures["subject"] = subject

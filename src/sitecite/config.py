@@ -36,7 +36,8 @@ class LLMSettings(_Strict):
     """One OpenAI-compatible chat-completions provider, plus the chain of fallbacks after it.
 
     `provider` names a known service (groq, openai, gemini, ollama, ...) instead of a base_url;
-    `support_threshold` overrides verification's least coverage of a claim by its sources."""
+    `support_threshold` overrides the support model's threshold: the least probability of
+    being unsupported at which verification drops a claim (lower drops more)."""
 
     provider: str = ""
     base_url: str = ""

@@ -266,6 +266,12 @@ def _at_all(tokens: Sequence[Token], i: int) -> bool:
     return tokens[i].lower == "all" and i > 0 and tokens[i - 1].lower == "at"
 
 
+def denies_whole(text: str) -> bool:
+    """Whether a sentence denies all that follows "it is not true that" (or "it is false
+    that")."""
+    return _NOT_TRUE.search(text) is not None
+
+
 def conflict(claim: Stance, sources: Sequence[Stance], sources_text: str) -> str:
     """How the claim says more or other than its aligned source sentences, or ""."""
     return (

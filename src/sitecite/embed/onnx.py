@@ -36,7 +36,7 @@ class OnnxEmbedder(Embedder):
         self.dim = config.hidden
         self.max_tokens = config.max_tokens
         self.model_dir = model_dir
-        self.tokenizer = _tokenizer(model_dir, config.max_tokens)
+        self.tokenizer = tokenizer_of(model_dir, config.max_tokens)
         self.pad_id = self.tokenizer.token_to_id("[PAD]") or 0
         self.session = _session(model_dir, config, threads)
 
@@ -93,14 +93,14 @@ class OnnxEmbedder(Embedder):
 
     @cached_property
     def _counter(self) -> Any:
-        return _tokenizer(self.model_dir, None)
+        return tokenizer_of(self.model_dir, None)
 
     def count_tokens(self, text: str) -> int:
         """Word pieces in `text`, without truncation or the [CLS]/[SEP] markers."""
         return len(self._counter.encode(text, add_special_tokens=False).ids)
 
 
-def _tokenizer(model_dir: Path, max_tokens: int | None) -> Any:
+def tokenizer_of(model_dir: Path, max_tokens: int | None) -> Any:
     from tokenizers import Tokenizer
 
     try:
@@ -114,7 +114,8 @@ def _tokenizer(model_dir: Path, max_tokens: int | None) -> Any:
     return tokenizer
 
 
-def _session(model_dir: Path, config: BertConfig, threads: int) -> Any:
+def session_options(model_dir: Path, threads: int) -> Any:
+    """onnxruntime's options for serving: `threads` threads that sleep when idle."""
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
@@ -128,6 +129,13 @@ def _session(model_dir: Path, config: BertConfig, threads: int) -> Any:
     options.add_session_config_entry(
         "session.model_external_initializers_file_folder_path", str(model_dir)
     )
+    return options
+
+
+def _session(model_dir: Path, config: BertConfig, threads: int) -> Any:
+    import onnxruntime
+
+    options = session_options(model_dir, threads)
     model = build_model(model_dir, config).SerializeToString()
     try:
         return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])

@@ -34,7 +34,7 @@ from sitecite.generate.providers import PROVIDERS, parse_fallback, resolve_endpo
 from sitecite.generate.reply import POLICIES, ReplyContext, Shown, pointing, present
 from sitecite.index.store import Index
 from sitecite.types import Check, Draft
-from sitecite.verify import DEFAULT_SUPPORT_THRESHOLD, Lexicon, Verifier, build_evidence
+from sitecite.verify import Lexicon, Verifier, build_evidence
 
 RAW_OUTPUT_LIMIT = 4000
 
@@ -330,10 +330,10 @@ def make_llm_generator(
                 environ,
             )
         )
-    threshold = (
-        DEFAULT_SUPPORT_THRESHOLD if llm.support_threshold is None else llm.support_threshold
-    )
-    return LLMGenerator(links, extractive, Verifier(threshold), llm.verify_policy)
+    verifier = Verifier(llm.support_threshold)
+    if verifier.contextual:
+        verifier.encoder  # noqa: B018 - loaded now, not on the first question
+    return LLMGenerator(links, extractive, verifier, llm.verify_policy)
 
 
 def _primary(llm: LLMSettings) -> dict[str, Any]:

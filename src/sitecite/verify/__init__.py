@@ -1,26 +1,23 @@
 """Verification of a draft answer against exactly the sections its model was given, before
 anyone sees it: the draft's sentences (`draft`), what the context vouches for (`sources`), how
-a claim lines up with its source sentences (`align`), and the verifier itself (`verifier`)."""
+a claim lines up with its source sentences (`align`), the exact checks (`checks`), what the
+fitted support model reads about a claim (`features`, and `contextual` for word matches in
+context) and the model itself (`model`), and the verifier (`verifier`)."""
 
 from sitecite.verify.draft import NOT_ON_SITE, DraftSentence, draft_sentences, meta_clauses
+from sitecite.verify.model import SupportModel
 from sitecite.verify.sources import Evidence, Lexicon, Reading, build_evidence, read
-from sitecite.verify.verifier import (
-    CHECK_NAMES,
-    DEFAULT_SUPPORT_THRESHOLD,
-    SentenceVerdict,
-    Verification,
-    Verifier,
-)
+from sitecite.verify.verifier import CHECK_NAMES, SentenceVerdict, Verification, Verifier
 
 __all__ = [
     "CHECK_NAMES",
-    "DEFAULT_SUPPORT_THRESHOLD",
     "NOT_ON_SITE",
     "DraftSentence",
     "Evidence",
     "Lexicon",
     "Reading",
     "SentenceVerdict",
+    "SupportModel",
     "Verification",
     "Verifier",
     "build_evidence",

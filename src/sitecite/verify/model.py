@@ -1,0 +1,112 @@
+"""The fitted support model: logistic regression over the features of sitecite.verify.features
+(and, if a model was fitted with them, sitecite.verify.contextual), its weights in a small
+JSON file shipped with the package (`support_model.json`, written by
+`python bench/train_verifier.py` from the dev halves of the labelled replies; numpy only at
+run time).
+
+A claim whose probability of being unsupported reaches the model's threshold (chosen on the
+dev halves, cross-validated) is dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from sitecite.errors import SiteciteError
+from sitecite.verify.contextual import CONTEXTUAL
+from sitecite.verify.features import LEXICAL, RELATIVE
+
+MODEL_FILE = "support_model.json"
+KNOWN = (*LEXICAL, *CONTEXTUAL, *(f"relative_{n}" for n in RELATIVE), "claims")
+
+
+@dataclass(frozen=True)
+class SupportModel:
+    """Standardised features -> P(unsupported) by logistic regression."""
+
+    features: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray
+    intercept: float
+    threshold: float
+    layers: int  # encoder layers of its contextual features (0: it reads none)
+    about: dict[str, Any]
+
+    @property
+    def contextual(self) -> bool:
+        """Whether it reads contextual word matches (and so needs the encoder)."""
+        return any(f in CONTEXTUAL for f in self.features)
+
+    def matrix(self, claims: Sequence[dict[str, float]]) -> np.ndarray:
+        """Its features of each claim, one row each, in its order."""
+        return np.asarray([[c[f] for f in self.features] for c in claims], dtype=np.float64)
+
+    def probability(self, claims: Sequence[dict[str, float]]) -> np.ndarray:
+        """P(unsupported) of each claim."""
+        if not claims:
+            return np.zeros(0)
+        z = (self.matrix(claims) - self.mean) / self.scale @ self.coef + self.intercept
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+
+    def weakest(self, claim: dict[str, float], count: int = 2) -> list[str]:
+        """The features that pushed one claim most towards unsupported, for the Trace."""
+        push = (self.matrix([claim])[0] - self.mean) / self.scale * self.coef
+        order = np.argsort(-push)[:count]
+        return [self.features[i] for i in order if push[i] > 0]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "features": list(self.features),
+            "mean": [round(float(v), 6) for v in self.mean],
+            "scale": [round(float(v), 6) for v in self.scale],
+            "coef": [round(float(v), 6) for v in self.coef],
+            "intercept": round(self.intercept, 6),
+            "threshold": round(self.threshold, 4),
+            "layers": self.layers,
+            "about": self.about,
+        }
+
+    @classmethod
+    def blank(cls, features: tuple[str, ...], layers: int) -> SupportModel:
+        """A model that reads `features` and finds nothing unsupported (for recording them)."""
+        zeros, ones = np.zeros(len(features)), np.ones(len(features))
+        return cls(features, zeros, ones, zeros, -30.0, 1.0, layers, {})
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SupportModel:
+        features = tuple(str(f) for f in data["features"])
+        unknown = [f for f in features if f not in KNOWN]
+        if unknown:
+            raise SiteciteError(
+                f"{MODEL_FILE} reads features this version does not compute: {unknown} "
+                "(refit it: python bench/train_verifier.py --write)"
+            )
+        arrays = [np.asarray(data[k], dtype=np.float64) for k in ("mean", "scale", "coef")]
+        if any(len(a) != len(features) for a in arrays) or not math.isfinite(data["intercept"]):
+            raise SiteciteError(f"{MODEL_FILE}: weights do not match its {len(features)} features")
+        return cls(
+            features,
+            arrays[0],
+            np.where(arrays[1] > 0, arrays[1], 1.0),
+            arrays[2],
+            float(data["intercept"]),
+            float(data["threshold"]),
+            int(data["layers"]),
+            dict(data.get("about", {})),
+        )
+
+
+@lru_cache(maxsize=1)
+def shipped_model() -> SupportModel:
+    """The model shipped in the package."""
+    text = resources.files("sitecite.verify").joinpath(MODEL_FILE).read_text(encoding="utf-8")
+    return SupportModel.from_json(json.loads(text))
