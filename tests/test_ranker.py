@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from sitecite.errors import SiteciteError
-from sitecite.generate.features import FEATURES, asked_noun, question_type
+from sitecite.generate.answer_types import asked_noun, question_type
+from sitecite.generate.features import FEATURES
 from sitecite.generate.ranker import default_ranker, load_ranker
 
 

@@ -14,73 +14,74 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from sitecite.generate.answer_types import (
+    NAME,
+    NUMBER,
+    asked_noun,
+    expected_answer,
+    has_number,
+    question_type,
+    type_match,
+)
 from sitecite.generate.base import Context
 from sitecite.generate.evidence import WordCoverage, focus_words, proper_names
 from sitecite.ingest.kinds import PUBLISHED, QUOTABLE
 from sitecite.screen import answer_kind
-from sitecite.text import STOPWORDS, stem, words
+from sitecite.text import stem, words
 from sitecite.tokens import content_stems
 from sitecite.types import Section
 
 FEATURES = (
+    # how close it is to the question
     "cosine",
     "coverage",
     "overlap",
     "idf_overlap",
+    "context_idf",
+    "topicality",
+    "asked_noun",
+    # where it stands
     "section_cosine",
     "section_rank",
     "heading_overlap",
+    "heading_idf",
     "position",
+    "prev_cosine",
+    "next_cosine",
+    "after_lead_in",
+    # what it adds to the question
     "length",
     "novelty",
-    "topicality",
-    "asked_noun",
+    "restates",
+    "new_detail",
+    "lead_in",
+    "question_mark",
+    # whether it holds what the question asks for
+    "type_match",
+    "number_for_count",
+    "date_for_when",
+    "place_for_where",
+    "name_for_which",
+    "reason_for_why",
+    "step_for_how",
     "names_in_sentence",
     "names_in_section",
-    "new_detail",
-    "type_match",
     "has_number",
     "has_name",
+    # what kind of text it is
     "item",
     "row",
     "fact",
     "summary",
     "first_person",
 )
-
-_TYPE_PATTERNS = (
-    ("count", r"\bhow\s+(many|much|long|old|often|big|large|fast)\b|\bwhat\s+(number|share)\b"),
-    (
-        "when",
-        r"^\W*(when|what\s+(year|date|time|day|month)|which\s+(year|date|month)|since\s+when)\b",
-    ),
-    ("where", r"^\W*where\b|\bwhich\s+(city|country|place|town|state)\b"),
-    ("who", r"^\W*(who|whom|whose)\b|\bwhich\s+(person|people|company|team)\b"),
-    ("why", r"\bwhy\b|\bwhat\s+(made|makes|caused|causes|led)\b|\bfor\s+what\s+reason\b"),
-    ("how", r"\bhow\s+(do|does|did|can|could|should|would|to|is|are|was|were)\b|^\W*how\b"),
-    ("which", r"^\W*which\b"),
-    ("yesno", r"^\W*(is|are|was|were|does|do|did|can|could|has|have|had|will|would|should)\b"),
-)
-_COMPILED = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _TYPE_PATTERNS)
-_NUMBER = re.compile(r"\d")
-_DATE = re.compile(
-    r"\b(1[6-9]\d\d|20\d\d)\b|\b(january|february|march|april|may|june|july|august|september|"
-    r"october|november|december|yesterday|today|ago|century|decade)\b",
-    re.IGNORECASE,
-)
-_NAME = re.compile(r"(?<=\S\s)[A-Z][\w.+-]*[A-Za-z0-9+]")
-_PLACE = re.compile(r"\b(in|at|from|near|to|based)\s+(the\s+)?[A-Z][a-z]")
-_REASON = re.compile(
-    r"\b(because|since|so that|due to|as a result|in order to|reason|so|thanks to|caused|"
-    r"why|therefore|hence|led|which meant|to avoid|to make)\b",
-    re.IGNORECASE,
-)
-_METHOD = re.compile(
-    r"\b(by|using|use|uses|used|with|through|via|run|install|add|set|create|first|then|step)\b",
-    re.IGNORECASE,
+_EXPECTED = frozenset(
+    "number_for_count date_for_when place_for_where name_for_which reason_for_why "
+    "step_for_how".split()
 )
 _FIRST_PERSON = re.compile(r"\b(I|I'm|I've|I'd|I'll|my|me|we|our|us)\b")
 
@@ -89,31 +90,6 @@ def candidate_kinds(question: str) -> frozenset[str]:
     """Which sentence kinds may answer: every quotable one, but a page's publication date only
     when the question asks when."""
     return QUOTABLE if answer_kind(question) == "date" else QUOTABLE - {PUBLISHED}
-
-
-def question_type(question: str) -> str:
-    """The kind of answer a question wants, by its wording."""
-    for name, pattern in _COMPILED:
-        if pattern.search(question):
-            return name
-    return "what"
-
-
-def type_match(kind: str, sentence: str) -> float:
-    """Whether the sentence holds the kind of thing the question type asks for."""
-    if kind == "count":
-        return float(bool(_NUMBER.search(sentence)))
-    if kind == "when":
-        return float(bool(_DATE.search(sentence)))
-    if kind == "where":
-        return float(bool(_PLACE.search(sentence)))
-    if kind in ("who", "which", "what"):
-        return float(bool(_NAME.search(sentence)))
-    if kind == "why":
-        return float(bool(_REASON.search(sentence)))
-    if kind == "how":
-        return float(bool(_METHOD.search(sentence)))
-    return 0.0
 
 
 @dataclass(frozen=True)
@@ -186,6 +162,7 @@ def candidates_and_features(
             # a summary restates its section's topic; an answer is about something narrower
             topical = sentence_vectors @ context.index.vectors[row]
         vocabulary = context.index.sentence_vocabulary(row)
+        terms = context.index.sentence_terms(row)
         pairs = zip(section.sentences, section.sentence_kinds, strict=True)
         for number, (text, kind) in enumerate(pairs):
             if kind not in kinds:
@@ -195,26 +172,42 @@ def candidates_and_features(
             candidates.append(
                 Candidate(position, number, text, kind, float(cosines[number]), covered)
             )
-            terms = context.index.sentence_terms(row)[number]
-            values = sentence_features(asked, text, kind, terms, number, wanted)
+            values = sentence_features(asked, text, kind, terms[number], number, wanted)
             values.update(where, cosine=float(cosines[number]), coverage=covered)
+            values["context_idf"] = _idf_share(asked, terms[number] | where["heading_terms"])
             if "topicality" in wanted:
                 values["topicality"] = float(topical[number])
+            values.update(_neighbours(section, cosines, number))
             rows.append([values[name] for name in names])
     return candidates, np.asarray(rows, dtype=np.float64).reshape(len(rows), len(names))
 
 
 def _section_features(
     asked: Asked, section: Section, wanted: frozenset[str], cosine: float
-) -> dict[str, float]:
-    values = {"section_cosine": cosine}
-    if "heading_overlap" in wanted:
-        heading = content_stems(f"{section.title} {section.heading}")
-        values["heading_overlap"] = _share(asked.stems, heading)
+) -> dict[str, Any]:
+    heading = frozenset(content_stems(f"{section.title} {section.heading}"))
+    values: dict[str, Any] = {
+        "section_cosine": cosine,
+        "heading_terms": heading,
+        "heading_overlap": _share(asked.stems, heading),
+        "heading_idf": _idf_share(asked, heading),
+    }
     if "names_in_section" in wanted:
         text = f"{section.title} {section.heading} {section.text}"
         values["names_in_section"] = _names_in(asked.names, text)
     return values
+
+
+def _neighbours(section: Section, cosines: np.ndarray, number: int) -> dict[str, float]:
+    """How close the sentences around it are to the question, and whether the one before
+    introduces it ("...a list of my daily drivers:"): an answer often follows the sentence that
+    restates the question."""
+    last = len(section.sentences) - 1
+    return {
+        "prev_cosine": float(cosines[number - 1]) if number else 0.0,
+        "next_cosine": float(cosines[number + 1]) if number < last else 0.0,
+        "after_lead_in": float(bool(number) and section.sentences[number - 1].endswith(":")),
+    }
 
 
 def sentence_features(
@@ -230,10 +223,13 @@ def sentence_features(
     shared = asked.stems & terms
     values = {
         "overlap": _share(asked.stems, terms),
-        "idf_overlap": sum(asked.idf[t] for t in shared) / (sum(asked.idf.values()) or 1.0),
+        "idf_overlap": _idf_share(asked, terms),
         "position": 1.0 / (1.0 + number),
         "length": math.log1p(len(text.split())),
         "novelty": min(1.0, len(terms - asked.stems) / 8.0),
+        "restates": len(shared) / len(terms) if terms else 1.0,
+        "lead_in": float(text.rstrip().endswith(":")),
+        "question_mark": float(text.rstrip().endswith("?")),
         "item": float(kind == "item"),
         "row": float(kind == "row"),
         "fact": float(kind == "fact"),
@@ -244,12 +240,20 @@ def sentence_features(
         "names_in_sentence": lambda: _names_in(asked.names, text),
         "new_detail": lambda: float(_has_new_detail(text, asked.question_words)),
         "type_match": lambda: type_match(asked.kind, text),
-        "has_number": lambda: float(bool(_NUMBER.search(text))),
-        "has_name": lambda: float(bool(_NAME.search(text))),
+        "has_number": lambda: float(has_number(text)),
+        "has_name": lambda: float(bool(NAME.search(text))),
         "first_person": lambda: float(bool(_FIRST_PERSON.search(text))),
     }
     values.update({name: compute() for name, compute in costly.items() if name in wanted})
+    if wanted & _EXPECTED:
+        values.update(expected_answer(asked.kind, text, kind, asked.question_words))
     return values
+
+
+def _idf_share(asked: Asked, terms: frozenset[str]) -> float:
+    """The share of the question's rarity-weighted words that `terms` holds."""
+    total = sum(asked.idf.values())
+    return sum(asked.idf[t] for t in asked.stems & terms) / total if total else 0.0
 
 
 def _share(wanted: set[str], found: Iterable[str]) -> float:
@@ -269,46 +273,9 @@ def _has_new_detail(text: str, question_words: set[str]) -> bool:
     for token in re.findall(r"[\w.+$%-]+", text):
         if token.lower().strip(".") in question_words:
             continue
-        if _NUMBER.search(token) or (token[:1].isupper() and len(token) > 1):
+        if NUMBER.search(token) or (token[:1].isupper() and len(token) > 1):
             return True
     return False
-
-
-_ASKED = re.compile(
-    r"\b(?:what|which|whose)(?:'s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the\s+|a\s+|an\s+)?"
-    r"((?:[a-z][\w'’-]*\s+){0,3}[a-z][\w'’-]*)|\bhow\s+(?:many|much)\s+((?:[a-z][\w'’-]*\s+){0,3}"
-    r"[a-z][\w'’-]*)",
-    re.IGNORECASE,
-)
-_NOT_NOUNS = frozenset(
-    "do does did is are was were has have had can could will would should of for in on to "
-    "that this he she they it you i we about kind type sort name way thing things".split()
-)
-
-
-_DETERMINERS = frozenset("this that the a an his her their my our its your these those".split())
-
-
-def asked_noun(question: str) -> str:
-    """The noun a question asks for: "What *dataset* did he use", "Which *version* of Git",
-    "How many *stars*"; "" when it asks for none."""
-    match = _ASKED.search(question)
-    if match is None:
-        return ""
-    phrase = (match.group(1) or match.group(2) or "").split()
-    nouns: list[str] = []
-    for word in phrase:
-        if not nouns and word.lower().endswith(("'s", "’s")):
-            continue  # "What are *Jake's* rates": the owner, not the thing asked for
-        lowered = word.lower()
-        if lowered in _NOT_NOUNS or lowered in STOPWORDS:
-            if lowered in _DETERMINERS and len(nouns) > 1:
-                nouns.pop()  # "which company *hosts* this": a verb before its object
-            break
-        if nouns and lowered.endswith("ed"):
-            break  # "how many recipes *ended* up": a verb after the noun
-        nouns.append(lowered)
-    return nouns[-1] if nouns else ""
 
 
 def _idf(context: Context, terms: set[str]) -> dict[str, float]:
