@@ -101,7 +101,8 @@ def group_for(
 
     context, admitted = context_for(engine, question)
     kinds = candidate_kinds(question)
-    candidates, matrix = candidates_and_features(context, context.query_vector, question, kinds)
+    found = candidates_and_features(context, context.query_vector, question, kinds)
+    candidates, matrix = found.items, found.matrix
     labels = np.array(
         [
             positive(context.sections[c.section_position], c.sentence_position, c.text)

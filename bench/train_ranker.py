@@ -48,7 +48,10 @@ ROUND_1 = {  # round 1's shipped ranker: fitted cosine + coverage, standardised
 C = 0.1  # inverse regularisation strength of the pairwise logistic regression
 PAIRS_PER_QUESTION = 60
 CLOSENESS = ("cosine", "coverage", "idf_overlap", "context_idf", "heading_idf")
-ADDS = ("novelty", "restates", "new_detail", "lead_in", "question_mark", "after_lead_in")
+ADDS = (
+    *("novelty", "restates", "new_detail", "lead_in", "question_mark", "after_lead_in"),
+    "planned",
+)
 EXPECTED = (
     *("number_for_count", "date_for_when", "place_for_where", "name_for_which"),
     *("reason_for_why", "step_for_how"),
@@ -176,7 +179,9 @@ def run(groups: list[Group], write: bool) -> dict[str, Any]:
             leave_one_site_out_top1={s: round(loso[s][0] / loso[s][1], 4) for s in SITES},
         )
         WEIGHTS.write_text(json.dumps(ranker.to_json(), indent=1) + "\n")
-        result["weights"] = dict(zip(ranker.features, np.round(ranker.coef, 3).tolist()))
+        result["weights"] = dict(
+            zip(ranker.features, np.round(ranker.coef, 3).tolist(), strict=True)
+        )
     return result
 
 
@@ -197,7 +202,9 @@ def print_table(result: dict[str, Any], mapping: dict[str, Any]) -> None:
     for name, row in result["sets"].items():
         mark = " (shipped)" if name == result["chosen"] else ""
         pooled = tuple(sum(row[s][i] for s in SITES) for i in (0, 1))
-        table.add_row(name + mark, *(_rate(*row[s]) for s in SITES), _rate(*pooled), _rate(*row["squad"]))
+        table.add_row(
+            name + mark, *(_rate(*row[s]) for s in SITES), _rate(*pooled), _rate(*row["squad"])
+        )
     out.print(table)
     if "weights" in result:
         out.print(f"shipped weights (standardised): {result['weights']}", highlight=False)

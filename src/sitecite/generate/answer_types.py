@@ -76,6 +76,16 @@ _METHOD = re.compile(
     re.IGNORECASE,
 )
 _LEAD_WORD = re.compile(r"[A-Za-z]+")
+# What the author has not done yet: a plan, a hope, a promise ("In the next part I plan to show
+# ...", "I can't wait to update it when ...", "Full post coming soon!"). It answers what will
+# be, never what was.
+PLANNED = re.compile(
+    r"\b(plan(s|ned|ning)?\s+to|hop(e|es|ing)\s+to|going\s+to|intend(s|ed)?\s+to|"
+    r"can'?t\s+wait|coming\s+soon|in\s+the\s+(near\s+)?future|(next|future)\s+(part|post|"
+    r"article|installment)|stay\s+tuned|would\s+(like|love)\s+to|will\s+(be\s+)?"
+    r"(update|add|write|post|publish|show|cover|explore|look))\b",
+    re.IGNORECASE,
+)
 
 
 def question_type(question: str) -> str:

@@ -21,6 +21,7 @@ import numpy as np
 from sitecite.generate.answer_types import (
     NAME,
     NUMBER,
+    PLANNED,
     asked_noun,
     expected_answer,
     has_number,
@@ -60,6 +61,7 @@ FEATURES = (
     "new_detail",
     "lead_in",
     "question_mark",
+    "planned",
     # whether it holds what the question asks for
     "type_match",
     "number_for_count",
@@ -102,6 +104,7 @@ class Candidate:
     kind: str
     cosine: float
     coverage: float
+    terms: frozenset[str] = frozenset()  # its stemmed content words
 
 
 @dataclass
@@ -135,24 +138,42 @@ def read_question(context: Context, question: str, needs_noun: bool = True) -> A
     )
 
 
+@dataclass
+class Candidates:
+    """The candidate sentences of one question (or part), a row of features for each (columns
+    `names`), what the question asks, and every content word the admitted sections use."""
+
+    items: list[Candidate]
+    matrix: np.ndarray
+    names: tuple[str, ...]
+    asked: Asked
+    seen: frozenset[str]
+    section_terms: list[frozenset[str]]  # per admitted section: every content word it uses
+
+    def column(self, name: str) -> np.ndarray:
+        return self.matrix[:, self.names.index(name)]
+
+
 def candidates_and_features(
     context: Context,
     vector: np.ndarray,
     question: str,
     kinds: frozenset[str],
     names: Sequence[str] = FEATURES,
-) -> tuple[list[Candidate], np.ndarray]:
+) -> Candidates:
     """Every sentence of the admitted sections whose kind is in `kinds`, and a row of the named
-    features for each (only those are computed: serving asks for the ranker's few)."""
+    features for each (only those are computed: serving asks for the models' few)."""
     asked = read_question(context, question, "asked_noun" in names)
     coverage = WordCoverage(context, asked.focus)
     wanted = frozenset(names)
     section_cosines = context.index.vectors[context.rows] @ vector if context.rows else []
     candidates: list[Candidate] = []
     rows: list[list[float]] = []
+    section_terms: list[frozenset[str]] = []
     for position, (row, section) in enumerate(zip(context.rows, context.sections, strict=True)):
         span = context.index.sentence_rows(row)
         if not len(span):
+            section_terms.append(frozenset())
             continue
         sentence_vectors = context.index.sentence_vectors[span.start : span.stop]
         cosines = sentence_vectors @ vector
@@ -163,23 +184,27 @@ def candidates_and_features(
             topical = sentence_vectors @ context.index.vectors[row]
         vocabulary = context.index.sentence_vocabulary(row)
         terms = context.index.sentence_terms(row)
+        section_terms.append(where["heading_terms"].union(*terms))
         pairs = zip(section.sentences, section.sentence_kinds, strict=True)
         for number, (text, kind) in enumerate(pairs):
             if kind not in kinds:
                 continue
             # a sentence under "Homelab" is about the homelab: its heading counts as its words
             covered = coverage.of_words(vocabulary[number])
+            cosine = float(cosines[number])
             candidates.append(
-                Candidate(position, number, text, kind, float(cosines[number]), covered)
+                Candidate(position, number, text, kind, cosine, covered, terms[number])
             )
             values = sentence_features(asked, text, kind, terms[number], number, wanted)
-            values.update(where, cosine=float(cosines[number]), coverage=covered)
+            values.update(where, cosine=cosine, coverage=covered)
             values["context_idf"] = _idf_share(asked, terms[number] | where["heading_terms"])
             if "topicality" in wanted:
                 values["topicality"] = float(topical[number])
             values.update(_neighbours(section, cosines, number))
             rows.append([values[name] for name in names])
-    return candidates, np.asarray(rows, dtype=np.float64).reshape(len(rows), len(names))
+    matrix = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(names))
+    seen = frozenset().union(*section_terms)
+    return Candidates(candidates, matrix, tuple(names), asked, seen, section_terms)
 
 
 def _section_features(
@@ -230,6 +255,7 @@ def sentence_features(
         "restates": len(shared) / len(terms) if terms else 1.0,
         "lead_in": float(text.rstrip().endswith(":")),
         "question_mark": float(text.rstrip().endswith("?")),
+        "planned": float(bool(PLANNED.search(text))),
         "item": float(kind == "item"),
         "row": float(kind == "row"),
         "fact": float(kind == "fact"),
