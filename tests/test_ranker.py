@@ -44,3 +44,41 @@ def test_question_reading() -> None:
     assert question_type("When was it published?") == "when"
     assert question_type("How many stars?") == "count"
     assert question_type("Why did he move?") == "why"
+
+
+def test_shipped_answerability_and_follower_models_load_with_operating_points() -> None:
+    from sitecite.generate.answerable import ANSWERABLE_FEATURES, default_answerability
+    from sitecite.generate.follow import FOLLOW_FEATURES, default_follower
+
+    for model, known in (
+        (default_answerability(), ANSWERABLE_FEATURES),
+        (default_follower(), FOLLOW_FEATURES),
+    ):
+        assert set(model.features) <= set(known) and 0.0 < model.threshold < 1.0
+        probability = model.probability(np.zeros((1, len(model.features))))
+        assert 0.0 < probability[0] < 1.0
+
+
+def test_an_outdated_answerability_model_names_its_trainer(tmp_path: Path) -> None:
+    from sitecite.generate.answerable import ANSWERABLE_FEATURES, default_answerability
+
+    data = default_answerability().to_json()
+    data["features"] = ["hunch", *data["features"][1:]]
+    path = tmp_path / "answerable.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(SiteciteError, match="hunch.*bench/train_answerable.py"):
+        load_ranker(path, ANSWERABLE_FEATURES)
+
+
+def test_what_kind_of_answer_a_question_wants() -> None:
+    from sitecite.generate.answer_types import PLANNED, expected_answer
+
+    assert question_type("How do I deploy the site myself?") == "steps"
+    assert question_type("In what year did he write it?") == "when"
+    words = {"which", "router", "does", "robin", "use"}
+    found = expected_answer("which", "Robin runs a UniFi Dream Machine.", "prose", words)
+    assert found["name_for_which"] == 1.0 and found["number_for_count"] == 0.0
+    assert expected_answer("which", "Robin uses a router.", "prose", words)["name_for_which"] == 0.0
+    assert expected_answer("count", "It has twelve stars.", "prose", set())["number_for_count"] == 1
+    assert PLANNED.search("In the next part of the series, I plan to show typed code.")
+    assert not PLANNED.search("I planted trees in 2019 and they grew.")

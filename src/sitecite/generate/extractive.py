@@ -116,9 +116,9 @@ class ExtractiveGenerator(Generator):
             if probability < self.answerable_threshold:
                 composition.uncovered.append(part)
                 continue
-            chosen = passages_for(
-                ranked, context.sections, part, self.follower, self.max_sentences - 1
-            )
+            # a question of several parts gets one sentence per part; a single one, followers
+            room = self.max_sentences - 1 if len(parts) == 1 else 0
+            chosen = passages_for(ranked, context.sections, part, self.follower, room)
             composition.passages.extend(chosen)
             said.update(s for passage in chosen for s in (*passage.sentences, *passage.listed))
 

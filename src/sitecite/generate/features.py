@@ -183,14 +183,16 @@ def candidates_and_features(
             # a summary restates its section's topic; an answer is about something narrower
             topical = sentence_vectors @ context.index.vectors[row]
         vocabulary = context.index.sentence_vocabulary(row)
+        # a sentence under "Homelab" is about the homelab: its heading counts as its words
+        covers = coverage.of_many(vocabulary)
+        nouns = asked.noun.of_many(vocabulary) if "asked_noun" in wanted else None
         terms = context.index.sentence_terms(row)
         section_terms.append(where["heading_terms"].union(*terms))
         pairs = zip(section.sentences, section.sentence_kinds, strict=True)
         for number, (text, kind) in enumerate(pairs):
             if kind not in kinds:
                 continue
-            # a sentence under "Homelab" is about the homelab: its heading counts as its words
-            covered = coverage.of_words(vocabulary[number])
+            covered = float(covers[number])
             cosine = float(cosines[number])
             candidates.append(
                 Candidate(position, number, text, kind, cosine, covered, terms[number])
@@ -200,6 +202,8 @@ def candidates_and_features(
             values["context_idf"] = _idf_share(asked, terms[number] | where["heading_terms"])
             if "topicality" in wanted:
                 values["topicality"] = float(topical[number])
+            if nouns is not None:
+                values["asked_noun"] = float(nouns[number]) if asked.noun.focus else 0.0
             values.update(_neighbours(section, cosines, number))
             rows.append([values[name] for name in names])
     matrix = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(names))
@@ -262,7 +266,6 @@ def sentence_features(
         "summary": float(kind == "summary"),
     }
     costly = {
-        "asked_noun": lambda: asked.noun.of(text) if asked.noun.focus else 0.0,
         "names_in_sentence": lambda: _names_in(asked.names, text),
         "new_detail": lambda: float(_has_new_detail(text, asked.question_words)),
         "type_match": lambda: type_match(asked.kind, text),
