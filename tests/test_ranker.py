@@ -71,14 +71,16 @@ def test_an_outdated_answerability_model_names_its_trainer(tmp_path: Path) -> No
 
 
 def test_what_kind_of_answer_a_question_wants() -> None:
-    from sitecite.generate.answer_types import PLANNED, expected_answer
+    from sitecite.generate.answer_types import PLANNED, expected_answer, traits
 
     assert question_type("How do I deploy the site myself?") == "steps"
     assert question_type("In what year did he write it?") == "when"
     words = {"which", "router", "does", "robin", "use"}
-    found = expected_answer("which", "Robin runs a UniFi Dream Machine.", "prose", words)
+    found = expected_answer("which", traits("Robin runs a UniFi Dream Machine.", "prose"), words)
     assert found["name_for_which"] == 1.0 and found["number_for_count"] == 0.0
-    assert expected_answer("which", "Robin uses a router.", "prose", words)["name_for_which"] == 0.0
-    assert expected_answer("count", "It has twelve stars.", "prose", set())["number_for_count"] == 1
+    plain = traits("Robin uses a router.", "prose")
+    assert expected_answer("which", plain, words)["name_for_which"] == 0.0
+    counted = traits("It has twelve stars.", "prose")
+    assert expected_answer("count", counted, set())["number_for_count"] == 1.0
     assert PLANNED.search("In the next part of the series, I plan to show typed code.")
     assert not PLANNED.search("I planted trees in 2019 and they grew.")

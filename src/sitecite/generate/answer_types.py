@@ -10,6 +10,8 @@ ranker's hardest choice: both share the question's words.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import lru_cache
 
 from sitecite.text import STOPWORDS
 
@@ -76,6 +78,8 @@ _METHOD = re.compile(
     re.IGNORECASE,
 )
 _LEAD_WORD = re.compile(r"[A-Za-z]+")
+_TOKEN = re.compile(r"[\w.+$%-]+")
+FIRST_PERSON = re.compile(r"\b(I|I'm|I've|I'd|I'll|my|me|we|our|us)\b")
 # What the author has not done yet: a plan, a hope, a promise ("In the next part I plan to show
 # ...", "I can't wait to update it when ...", "Full post coming soon!"). It answers what will
 # be, never what was.
@@ -100,15 +104,6 @@ def has_number(text: str) -> bool:
     return bool(NUMBER.search(text) or _WRITTEN_NUMBER.search(text))
 
 
-def new_name(text: str, question_words: set[str]) -> bool:
-    """A capitalised name (or a product such as Next.js) the question did not already say."""
-    for match in NAME.finditer(text):
-        word = match.group(0).lower().rstrip(".")
-        if word not in question_words and word not in STOPWORDS:
-            return True
-    return False
-
-
 def is_instruction(text: str, kind: str) -> bool:
     """A step: a list item, or a sentence that starts with an imperative ("Run ...", "Then add
     ...") or speaks to the reader ("you can ...", "to do X, ...")."""
@@ -120,38 +115,88 @@ def is_instruction(text: str, kind: str) -> bool:
     return first in _IMPERATIVE or lowered.startswith(("you can", "you'll", "you need", "to "))
 
 
-def type_match(kind: str, sentence: str) -> float:
+@dataclass(frozen=True)
+class Traits:
+    """What a sentence holds, whatever the question: read once per sentence and kind (cached),
+    since the same sentences come back question after question."""
+
+    digit: bool
+    number: bool  # a digit or a written number ("twelve", "a dozen")
+    date: bool
+    place: bool
+    name: bool
+    reason: bool
+    method: bool
+    step: bool
+    planned: bool
+    first_person: bool
+    names: tuple[str, ...]  # its capitalised names, lower-cased
+    details: tuple[str, ...]  # its tokens holding a digit or a capital, lower-cased
+
+
+@lru_cache(maxsize=1 << 16)
+def traits(text: str, kind: str) -> Traits:
+    names = tuple(
+        word
+        for word in (m.group(0).lower().rstrip(".") for m in NAME.finditer(text))
+        if word not in STOPWORDS
+    )
+    details = tuple(
+        token.lower().strip(".")
+        for token in _TOKEN.findall(text)
+        if NUMBER.search(token) or (token[:1].isupper() and len(token) > 1)
+    )
+    return Traits(
+        digit=bool(NUMBER.search(text)),
+        number=has_number(text),
+        date=bool(DATE.search(text)),
+        place=bool(_PLACE.search(text)),
+        name=bool(NAME.search(text)),
+        reason=bool(REASON.search(text)),
+        method=bool(_METHOD.search(text)),
+        step=is_instruction(text, kind),
+        planned=bool(PLANNED.search(text)),
+        first_person=bool(FIRST_PERSON.search(text)),
+        names=names,
+        details=details,
+    )
+
+
+def type_match(kind: str, held: Traits) -> float:
     """Whether the sentence holds the kind of thing the question type asks for (coarsely)."""
-    if kind == COUNT:
-        return float(bool(NUMBER.search(sentence)))
-    if kind == WHEN:
-        return float(bool(DATE.search(sentence)))
-    if kind == WHERE:
-        return float(bool(_PLACE.search(sentence)))
-    if kind in (WHO, WHICH, WHAT):
-        return float(bool(NAME.search(sentence)))
-    if kind == WHY:
-        return float(bool(REASON.search(sentence)))
-    if kind in (HOW, STEPS):
-        return float(bool(_METHOD.search(sentence)))
-    return 0.0
+    found = {
+        COUNT: held.digit,
+        WHEN: held.date,
+        WHERE: held.place,
+        WHO: held.name,
+        WHICH: held.name,
+        WHAT: held.name,
+        WHY: held.reason,
+        HOW: held.method,
+        STEPS: held.method,
+    }
+    return float(found.get(kind, False))
 
 
-def expected_answer(
-    kind: str, text: str, sentence_kind: str, question_words: set[str]
-) -> dict[str, float]:
+def expected_answer(kind: str, held: Traits, question_words: set[str]) -> dict[str, float]:
     """One feature per question type: 1 when the question is of that type and the sentence holds
     what it asks for (a number for how many, a date for when, a place for where, a new name for
     who / which / what, a reason for why, a step for how do I), else 0. Kept apart so the ranker
     learns how much each matters."""
+    new = any(name not in question_words for name in held.names)
     return {
-        "number_for_count": float(kind == COUNT and has_number(text)),
-        "date_for_when": float(kind == WHEN and bool(DATE.search(text))),
-        "place_for_where": float(kind == WHERE and bool(_PLACE.search(text))),
-        "name_for_which": float(kind in (WHO, WHICH, WHAT) and new_name(text, question_words)),
-        "reason_for_why": float(kind == WHY and bool(REASON.search(text))),
-        "step_for_how": float(kind in (HOW, STEPS) and is_instruction(text, sentence_kind)),
+        "number_for_count": float(kind == COUNT and held.number),
+        "date_for_when": float(kind == WHEN and held.date),
+        "place_for_where": float(kind == WHERE and held.place),
+        "name_for_which": float(kind in (WHO, WHICH, WHAT) and new),
+        "reason_for_why": float(kind == WHY and held.reason),
+        "step_for_how": float(kind in (HOW, STEPS) and held.step),
     }
+
+
+def new_detail(held: Traits, question_words: set[str]) -> bool:
+    """A number or a name the question did not already say: what an answer adds."""
+    return any(token not in question_words for token in held.details)
 
 
 _ASKED = re.compile(

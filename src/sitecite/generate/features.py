@@ -11,7 +11,6 @@ name, when -> a date, how many -> a number, why -> a reason, how -> a method).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,13 +18,11 @@ from typing import Any
 import numpy as np
 
 from sitecite.generate.answer_types import (
-    NAME,
-    NUMBER,
-    PLANNED,
     asked_noun,
     expected_answer,
-    has_number,
+    new_detail,
     question_type,
+    traits,
     type_match,
 )
 from sitecite.generate.base import Context
@@ -81,11 +78,6 @@ FEATURES = (
     "summary",
     "first_person",
 )
-_EXPECTED = frozenset(
-    "number_for_count date_for_when place_for_where name_for_which reason_for_why "
-    "step_for_how".split()
-)
-_FIRST_PERSON = re.compile(r"\b(I|I'm|I've|I'd|I'll|my|me|we|our|us)\b")
 
 
 def candidate_kinds(question: str) -> frozenset[str]:
@@ -259,23 +251,23 @@ def sentence_features(
         "restates": len(shared) / len(terms) if terms else 1.0,
         "lead_in": float(text.rstrip().endswith(":")),
         "question_mark": float(text.rstrip().endswith("?")),
-        "planned": float(bool(PLANNED.search(text))),
         "item": float(kind == "item"),
         "row": float(kind == "row"),
         "fact": float(kind == "fact"),
         "summary": float(kind == "summary"),
     }
-    costly = {
-        "names_in_sentence": lambda: _names_in(asked.names, text),
-        "new_detail": lambda: float(_has_new_detail(text, asked.question_words)),
-        "type_match": lambda: type_match(asked.kind, text),
-        "has_number": lambda: float(has_number(text)),
-        "has_name": lambda: float(bool(NAME.search(text))),
-        "first_person": lambda: float(bool(_FIRST_PERSON.search(text))),
-    }
-    values.update({name: compute() for name, compute in costly.items() if name in wanted})
-    if wanted & _EXPECTED:
-        values.update(expected_answer(asked.kind, text, kind, asked.question_words))
+    held = traits(text, kind)
+    values.update(
+        planned=float(held.planned),
+        new_detail=float(new_detail(held, asked.question_words)),
+        type_match=type_match(asked.kind, held),
+        has_number=float(held.number),
+        has_name=float(held.name),
+        first_person=float(held.first_person),
+        **expected_answer(asked.kind, held, asked.question_words),
+    )
+    if "names_in_sentence" in wanted:
+        values["names_in_sentence"] = _names_in(asked.names, text)
     return values
 
 
@@ -295,16 +287,6 @@ def _names_in(names: list[str], text: str) -> float:
         return 1.0
     lowered = text.lower()
     return sum(name in lowered for name in names) / len(names)
-
-
-def _has_new_detail(text: str, question_words: set[str]) -> bool:
-    """A number or a name the question did not already say: what an answer adds."""
-    for token in re.findall(r"[\w.+$%-]+", text):
-        if token.lower().strip(".") in question_words:
-            continue
-        if NUMBER.search(token) or (token[:1].isupper() and len(token) > 1):
-            return True
-    return False
 
 
 def _idf(context: Context, terms: set[str]) -> dict[str, float]:
