@@ -1,7 +1,7 @@
 """The extractive generator: answers with sentences quoted verbatim from the admitted sections.
 
 It cannot invent anything: every sentence it shows is copied from an admitted section and
-cited. It refuses unless the evidence is good enough, on three counts, each recorded as a Check
+cited. It refuses unless the evidence is good enough, on four counts, each recorded as a Check
 in the Trace:
 
 - `entities`: every proper name in the question (Google, Delft, Next.js) occurs on the site or
@@ -10,7 +10,10 @@ in the Trace:
   number, a count of something) is answered only by a sentence containing that kind of thing;
 - `support`: some quotable sentence reaches both calibrated thresholds: its cosine with the
   question, and its coverage of the question's focus words (an exact word counts 1, another
-  word the cosine of the closest word in the sentence).
+  word the cosine of the closest word in the sentence);
+- `answerable`: the answerability model (`generate/answerable.py`), reading the ranked
+  candidates, gives the site at least `answerable_threshold` probability of answering some part
+  of the question.
 
 Only prose, list items, table rows and facts are candidates (sentence kinds are decided at
 ingestion). Which of them to say is the answer-sentence ranker's choice (`generate/ranker.py`),

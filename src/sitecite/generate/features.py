@@ -1,11 +1,13 @@
-"""What the answer-sentence ranker sees of a (question, sentence) pair: one row of numbers.
+"""What the answer-sentence ranker sees of a (question, sentence, section): one row of numbers.
 
 Every feature is about language and page structure, never about a particular site: how close
-the sentence is to the question (embedding cosine, word coverage, shared words weighted by how
-rare they are on the site), where it stands (its section's rank and similarity, its place in the
-section, whether the section's heading names the question's words), what it adds (words the
-question did not have), and whether it holds the kind of thing the question asks for (who -> a
-name, when -> a date, how many -> a number, why -> a reason, how -> a method).
+the sentence is to the question (embedding cosine, word coverage, question words weighted by
+how rare they are on the site, found in the sentence and in its section's heading), where it
+stands (its section's rank and similarity, its place in the section, how close its neighbours
+are, whether the sentence before introduces it), what it adds (words the question did not
+have, or only a restatement, a lead-in, a question, a plan), and whether it holds the kind of
+thing the question asks for (`generate/answer_types.py`). The answerability and follower models
+read some of the same columns.
 """
 
 from __future__ import annotations
