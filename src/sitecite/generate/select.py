@@ -2,7 +2,8 @@
 
 The ranker's best eligible candidate leads. A lead that ends in a colon ("...mirrored on the Tor
 network at:") is completed by what follows it in its section: the next line, or the list it
-introduces. A "how do I" question whose answer stands in a list gets that list as steps.
+introduces. A "how do I" question whose answer stands in a list gets that list as steps, and so
+does a question whose answer is a list item when the list is what it asks about.
 Otherwise a second sentence joins only when the follower model (`generate/follow.py`) judges
 that it adds what the question asks for, and for a question that asks for steps or a list, a
 third on the same terms.
@@ -19,9 +20,13 @@ from sitecite.generate.features import Candidate
 from sitecite.generate.follow import follower_rows
 from sitecite.generate.ranker import Ranker
 from sitecite.ingest.kinds import DECORATION, HEADING, ITEM
+from sitecite.tokens import content_stems
 from sitecite.types import Section
 
 MAX_LIST_ITEMS = 6
+# A list answers when its heading holds at least this share of the question's rarity-weighted
+# words that the admitted sections use (the list is about what was asked).
+LIST_HEADING_SHARE = 0.5
 _STEPS = re.compile(
     r"\bhow\s+(do|can|should|would)\s+(i|you|we|one)\b|\bhow\s+to\b|\bsteps?\b|\bset\s+up\b",
     re.IGNORECASE,
@@ -60,13 +65,28 @@ def passages_for(
         if listed:
             return [Passage(lead.section_position, (lead.text,), tuple(listed))]
         return [Passage(lead.section_position, (lead.text, following[0][0]))]
-    if asks_for_steps(question):
+    listed_answer = lead.kind == ITEM and _about_the_list(ranked, section, question)
+    if asks_for_steps(question) or listed_answer:
         steps = _steps_around(section, lead)
         if len(steps) > 1:
             return [Passage(lead.section_position, (), tuple(steps))]
     chosen = followers(ranked, follower, min(room, 2 if asks_for_many(question) else 1))
     passages = [Passage(c.section_position, (c.text,)) for c in (lead, *chosen)]
     return merge(passages)
+
+
+def _about_the_list(ranked: Ranked, section: Section, question: str) -> bool:
+    """Whether the list the lead belongs to is what the question asks for: a question for many
+    things, or one whose words (of those the admitted sections use, weighted by rarity) the
+    list's heading mostly holds ("What hardware is in the homelab?" under "Homelab")."""
+    if asks_for_many(question):
+        return True
+    found = ranked.candidates
+    used = {t: v for t, v in found.asked.idf.items() if t in found.seen}
+    heading = content_stems(f"{section.title} {section.heading}")
+    total = sum(used.values())
+    held = sum(v for t, v in used.items() if t in heading)
+    return total > 0 and held / total >= LIST_HEADING_SHARE
 
 
 def followers(ranked: Ranked, follower: Ranker, most: int) -> list[Candidate]:
