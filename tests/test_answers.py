@@ -220,7 +220,7 @@ def test_a_follower_joins_only_when_the_model_says_it_adds(site_engine: Engine) 
         return Ranker(FOLLOW_FEATURES, np.zeros(n), np.ones(n), coef, -2.0, {"threshold": 0.5})
 
     assert followers(ranked, model(0.0), 1) == []  # p = 0.12 for every sentence: none joins
-    joined = followers(ranked, model(20.0), 1)
+    joined = [ranked.candidates.items[i] for i in followers(ranked, model(20.0), 1)]
     lead = ranked.candidates.items[ranked.eligible[0]]
     assert len(joined) == 1 and joined[0].text != lead.text
     asked = ranked.candidates.asked.stems

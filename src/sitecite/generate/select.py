@@ -6,7 +6,7 @@ introduces. A "how do I" question whose answer stands in a list gets that list a
 does a question whose answer is a list item when the list is what it asks about.
 Otherwise a second sentence joins only when the follower model (`generate/follow.py`) judges
 that it adds what the question asks for, and for a question that asks for steps or a list, a
-third on the same terms.
+third on the same terms; the sentence holding the kind of thing asked for is shown first.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from sitecite.generate.answerable import Ranked
+from sitecite.generate.answerable import Ranked, expected_column
 from sitecite.generate.compose import Passage
 from sitecite.generate.features import Candidate
 from sitecite.generate.follow import follower_rows
@@ -71,8 +71,11 @@ def passages_for(
         if len(steps) > 1:
             return [Passage(lead.section_position, (), tuple(steps))]
     chosen = followers(ranked, follower, min(room, 2 if asks_for_many(question) else 1))
-    passages = [Passage(c.section_position, (c.text,)) for c in (lead, *chosen)]
-    return merge(passages)
+    # lead with the answer: a sentence holding the kind of thing asked for (the name for "who",
+    # the number for "how many") goes before one that does not
+    holds = expected_column(ranked.candidates)
+    order = sorted([ranked.eligible[0], *chosen], key=lambda i: -holds[i])
+    return merge([Passage(items[i].section_position, (items[i].text,)) for i in order])
 
 
 def _about_the_list(ranked: Ranked, section: Section, question: str) -> bool:
@@ -89,9 +92,10 @@ def _about_the_list(ranked: Ranked, section: Section, question: str) -> bool:
     return total > 0 and held / total >= LIST_HEADING_SHARE
 
 
-def followers(ranked: Ranked, follower: Ranker, most: int) -> list[Candidate]:
-    """Up to `most` sentences after the lead, each the likeliest to add what the question asks
-    for given what is said already, while that likelihood clears the model's threshold."""
+def followers(ranked: Ranked, follower: Ranker, most: int) -> list[int]:
+    """Up to `most` sentences after the lead (indexes into the candidates), each the likeliest to
+    add what the question asks for given what is said already, while that likelihood clears the
+    model's threshold."""
     lead = ranked.eligible[0]
     said: list[int] = []
     for _ in range(most):
@@ -103,7 +107,7 @@ def followers(ranked: Ranked, follower: Ranker, most: int) -> list[Candidate]:
         if probabilities[best] < follower.threshold:
             break
         said.append(pool[best])
-    return [ranked.candidates.items[i] for i in said]
+    return said
 
 
 def _following(section: Section, position: int) -> list[tuple[str, str]]:
