@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -225,3 +226,26 @@ def test_a_follower_joins_only_when_the_model_says_it_adds(site_engine: Engine) 
     assert len(joined) == 1 and joined[0].text != lead.text
     asked = ranked.candidates.asked.stems
     assert (asked - lead.terms) & joined[0].terms  # it brings a word of the question the lead lacks
+
+
+def test_extractive_answers_verify_as_quoted(site_engine: Engine) -> None:
+    """The LLM generator's fallback verifies the extractive answer: its passage labels ("On
+    *Page › Section*:") are where a quote comes from, never read as claims."""
+    from sitecite.verify.draft import draft_sentences
+    from sitecite.verify.sources import Lexicon, build_evidence
+    from sitecite.verify.verifier import Verifier
+
+    assert draft_sentences("On *Uses › Desk*: My desk holds a monitor [1].")[0].clean == (
+        "My desk holds a monitor."
+    )
+    index = site_engine.index
+    lexicon = Lexicon(index.word_rows, index.word_vectors)
+    for question in ("What monitor is on Robin's desk?", "Why did Robin move to Next.js?"):
+        result, trace = answer(site_engine, question)
+        assert not result.refused, question
+        evidence = build_evidence(trace.context, lexicon, index.subject_words, question)
+        positions = [s.id for s in trace.context]
+        to_context = {n: positions.index(c.id) + 1 for n, c in enumerate(result.citations, 1)}
+        numbered = re.sub(r"\[(\d+)\]", lambda m: f"[{to_context[int(m.group(1))]}]", result.answer)
+        verification = Verifier().verify(numbered, evidence)
+        assert verification.claims and verification.clean, (question, verification.checks)
