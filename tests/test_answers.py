@@ -246,6 +246,8 @@ def test_extractive_answers_verify_as_quoted(site_engine: Engine) -> None:
         evidence = build_evidence(trace.context, lexicon, index.subject_words, question)
         positions = [s.id for s in trace.context]
         to_context = {n: positions.index(c.id) + 1 for n, c in enumerate(result.citations, 1)}
-        numbered = re.sub(r"\[(\d+)\]", lambda m: f"[{to_context[int(m.group(1))]}]", result.answer)
+        numbered = re.sub(
+            r"\[(\d+)\]", lambda m, t=to_context: f"[{t[int(m.group(1))]}]", result.answer
+        )
         verification = Verifier().verify(numbered, evidence)
         assert verification.claims and verification.clean, (question, verification.checks)
