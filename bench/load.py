@@ -12,6 +12,7 @@ memory; exits 1 if any response was a 5xx or any error other than an intended 42
 
     python bench/load.py                # 30 s each
     python bench/load.py --duration 10 --json   # last line: one JSON object
+    python bench/load.py --log-cost     # what the question log costs a cached answer
 """
 
 from __future__ import annotations
@@ -175,6 +176,12 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("--no-redis", action="store_true", help="in-process state only")
     parser.add_argument(
+        "--log-cost",
+        action="store_true",
+        help="cached traffic against a logging and a non-logging server, side by side",
+    )
+    parser.add_argument("--rounds", type=int, default=4, help="--log-cost rounds (default 4)")
+    parser.add_argument(
         "--json", action="store_true", help="print one JSON object as the last line"
     )
     return parser.parse_args()
@@ -185,6 +192,8 @@ def main() -> int:
     if shutil.which("wrk") is None:
         raise SystemExit("wrk not found: apt-get install wrk")
     index = args.index or ensure_index(DEFAULT_INDEX, args.reindex)
+    if args.log_cost:
+        return log_cost(args, index)
     results: dict[str, Any] = {"index": str(index), "backends": {}, "notes": []}
     load_before = load_average()  # other work on the machine skews every figure
     with tempfile.TemporaryDirectory() as scratch:
@@ -218,6 +227,18 @@ def main() -> int:
     if args.json:
         print(json.dumps(results))
     return 0 if results["ok"] else 1
+
+
+def log_cost(args: argparse.Namespace, index: Path) -> int:
+    import _log_cost
+
+    with tempfile.TemporaryDirectory() as scratch:
+        questions = write_questions(Path(scratch))
+        result = _log_cost.measure(args, index, questions, run_wrk)
+    print(_log_cost.table(result))
+    if args.json:
+        print(json.dumps(result))
+    return 0 if result["ok"] else 1
 
 
 if __name__ == "__main__":

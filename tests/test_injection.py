@@ -10,6 +10,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -327,3 +328,39 @@ def test_the_judge_reads_exactly_the_sources_the_model_read(lured):
     judged = judge_messages(question, trace.context, "x", refused=True)[1]["content"]
     assert judged.split("SOURCES:\n", 1)[1].split("\n\nANSWER:", 1)[0] == sent
     assert "uses#hardware" in [s.id for s in trace.context] and "evil" not in sent
+
+
+def test_a_section_stored_without_sentences_keeps_its_rows_in_line(
+    tmp_path: Path, embedder: Any, settings: Any
+) -> None:
+    """Its text splits into sentences, but the index holds no sentence vectors for it: the
+    quarantine must not hand the answerer rows that belong to the next section (this crashed
+    answering jarvis's "What is the Y2K Sandbox?")."""
+    from sitecite.index.build import write_index
+    from sitecite.injection import quarantine_section
+    from sitecite.types import Section
+
+    bare = Section(
+        "notes/dropbox#five-strikes",
+        "notes/dropbox",
+        "Dropping Dropbox",
+        "Five strikes, you're out",
+        "/notes/dropbox#five-strikes",
+        "Dropbox removed my 48 GB promotion. Then they limited free accounts to three devices.",
+        "hash-bare",
+    )
+    other = Section(
+        "notes/sandbox#intro",
+        "notes/sandbox",
+        "Y2K Sandbox",
+        "",
+        "/notes/sandbox",
+        "The Y2K Sandbox runs Windows Millennium Edition in QEMU.",
+        "hash-other",
+        ("The Y2K Sandbox runs Windows Millennium Edition in QEMU.",),
+    )
+    assert quarantine_section(bare)[1] == [], "no stored sentences, no rows"
+    write_index([bare, other], tmp_path / "index", embedder)
+    engine = Engine.load(tmp_path / "index", settings)
+    for question in ("Why did he leave Dropbox?", "What is the Y2K Sandbox?"):
+        answer(engine, question)  # raised ValueError (zip of sentences and vectors) before

@@ -222,7 +222,7 @@ def test_keyboard_only_focus_is_trapped_and_restored(
     assert len(seen) >= 4, seen  # input, Ask, Close and at least one citation link
     page.keyboard.press("Shift+Tab")
     assert page.evaluate(FOCUS).startswith("widget:dialog:")
-    page.focus("sitecite-palette input")
+    page.focus("sitecite-palette #sc-question")
     page.keyboard.press("Shift+Tab")  # from the first element back to the last
     assert page.evaluate(FOCUS).startswith("widget:dialog:")
 
@@ -343,10 +343,10 @@ def test_markup_from_the_server_is_shown_as_text_never_run(
     expect(page.locator("sitecite-palette .answer a.cite")).to_have_count(1)  # only the http(s) one
     page.screenshot(path=str(artifacts / "widget-xss-answer.png"))
 
-    page.locator("sitecite-palette input").fill("again")
+    page.locator("sitecite-palette #sc-question").fill("again")
     page.keyboard.press("Enter")
     expect(page.locator(PANEL)).to_have_attribute("data-state", "refused")
-    page.locator("sitecite-palette input").fill("and again")
+    page.locator("sitecite-palette #sc-question").fill("and again")
     page.keyboard.press("Enter")
     expect(page.locator(PANEL)).to_have_attribute("data-state", "error")
     expect(page.locator("sitecite-palette .answer")).to_have_text(f"Bad {EVIL_IMG}")

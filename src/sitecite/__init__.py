@@ -17,6 +17,7 @@ _EXPORTS = {
     "Hit": "sitecite.types",
     "Section": "sitecite.types",
     "Trace": "sitecite.types",
+    "Turn": "sitecite.types",
     "SiteciteError": "sitecite.errors",
     "Settings": "sitecite.config",
     "load_settings": "sitecite.config",

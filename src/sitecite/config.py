@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from sitecite.errors import ConfigError
 
@@ -118,6 +118,41 @@ class ServeSettings(_Strict):
     index_poll_seconds: float = Field(1.0, gt=0)
     redis_url: str = ""
     redis_prefix: str = "sitecite"
+    # The owner's loop (docs: README "The owner's loop"): the question log, feedback, starter
+    # questions, the daily digest, and what protects the owner's LLM budget.
+    log: str | None = None  # None: SQLite beside the index; "": off; "sqlite:///PATH"
+    log_days: int = Field(90, ge=1)
+    log_visitors: bool = False
+    starter_questions: list[str] = Field(default_factory=list)
+    notify_url: str = ""
+    notify_hour: int = Field(8, ge=0, le=23)
+    allowed_origins: list[str] = Field(default_factory=list)
+    daily_llm_budget: int | str = 0
+
+    @field_validator("daily_llm_budget")
+    @classmethod
+    def _budget(cls, value: int | str) -> int | str:
+        parse_budget(value)
+        return value
+
+
+def parse_budget(value: int | str) -> tuple[int, str]:
+    """`serve.daily_llm_budget` as (amount, "calls" | "tokens"): 500, "500 calls" or
+    "200000 tokens"; 0 means no budget."""
+    if isinstance(value, int):
+        amount, unit = value, "calls"
+    else:
+        parts = value.replace("_", "").replace(",", "").split()
+        if not parts or len(parts) > 2 or not parts[0].isdigit():
+            raise ValueError(f"'{value}' is not a number of calls or tokens, e.g. '500 calls'")
+        amount = int(parts[0])
+        unit = parts[1].lower() if len(parts) == 2 else "calls"
+        unit = {"call": "calls", "token": "tokens"}.get(unit, unit)
+        if unit not in ("calls", "tokens"):
+            raise ValueError(f"'{value}': the unit must be calls or tokens")
+    if amount < 0:
+        raise ValueError(f"{amount} is negative")
+    return amount, unit
 
 
 class EvalSettings(_Strict):

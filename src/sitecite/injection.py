@@ -145,7 +145,8 @@ _LOCK = threading.Lock()
 
 
 def _quarantine_section(section: Section) -> tuple[Section, list[int], list[str]]:
-    sentences = list(section.sentences) or split_sentences(section.text)
+    stored = list(section.sentences)
+    sentences = stored or split_sentences(section.text)
     title = "" if instruction_in(section.title) else section.title
     heading = "" if instruction_in(section.heading) else section.heading
     kept = quarantine(section.text, sentences, f"{title}. {heading}")
@@ -153,8 +154,17 @@ def _quarantine_section(section: Section) -> tuple[Section, list[int], list[str]
     removed += [
         old for old, new in ((section.title, title), (section.heading, heading)) if old != new
     ]
+    # The kept indices address the index's sentence vectors: a section stored without
+    # sentences has none, whatever its text splits into.
+    kept_rows = kept if stored else []
     if not removed:
-        return section, kept, []
+        return section, kept_rows, []
     texts = tuple(sentences[i] for i in kept)
-    cleaned = replace(section, title=title, heading=heading, sentences=texts, text="\n".join(texts))
-    return cleaned, kept, removed
+    cleaned = replace(
+        section,
+        title=title,
+        heading=heading,
+        sentences=texts if stored else (),
+        text="\n".join(texts),
+    )
+    return cleaned, kept_rows, removed

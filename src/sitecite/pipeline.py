@@ -8,7 +8,8 @@ check, timings and token counts. The harness grades that Trace and never retriev
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -16,13 +17,14 @@ import numpy as np
 from sitecite.config import Settings
 from sitecite.embed import Embedder, embedder_for
 from sitecite.errors import InputError
+from sitecite.followup import resolve
 from sitecite.generate import Context, Generator
 from sitecite.generate.extractive import DEFAULT_COVERAGE_THRESHOLD, DEFAULT_SENTENCE_THRESHOLD
 from sitecite.index.store import Index, load_index
 from sitecite.injection import quarantine_section
 from sitecite.retrieve import search, section_threshold
-from sitecite.screen import Screen, screen_question
-from sitecite.types import Answer, Check, Citation, Draft, Hit, Section, Trace
+from sitecite.screen import Screen, answer_kind, screen_question
+from sitecite.types import Answer, Check, Citation, Draft, Hit, Section, Trace, Turn
 
 REFUSAL = "The site doesn't say. I can only answer from what is published on this site."
 INSTRUCTION_REFUSAL = (
@@ -105,25 +107,43 @@ def validate_question(question: object, max_chars: int | None = None) -> str:
     return cleaned
 
 
-def answer(engine: Engine, question: str, k: int | None = None) -> tuple[Answer, Trace]:
-    """Answer one question from the index, or refuse; retrieves exactly once."""
+def answer(
+    engine: Engine,
+    question: str,
+    k: int | None = None,
+    history: Sequence[Turn] = (),
+    generator: Generator | None = None,
+) -> tuple[Answer, Trace]:
+    """Answer one question from the index, or refuse; retrieves exactly once.
+
+    `history` holds the conversation's earlier turns, oldest first: a follow-up is read with
+    the previous question (sitecite.followup). `generator` replaces the engine's for this one
+    answer (the server's LLM budget falls back to the extractive one)."""
     started = time.perf_counter()
     question = validate_question(question)
     k = k or engine.settings.k
     timings: dict[str, float] = {}
 
     screen = screen_question(question)
+    reading = resolve(question, history, engine.index)
     mark = time.perf_counter()
-    query_vector = engine.embedder.embed_query(question)
+    query_vector = engine.embedder.embed_query(reading.search)
     timings["embed"] = _ms(mark)
 
     mark = time.perf_counter()
     retrieval = search(
-        engine.index, query_vector, question, k, engine.threshold, engine.settings.retrieve
+        engine.index,
+        query_vector,
+        reading.search,
+        k * reading.depth,
+        engine.threshold,
+        engine.settings.retrieve,
     )
+    hits = reading.focus(retrieval.hits, k)
     timings["retrieve"] = _ms(mark)
-    admitted = [hit for hit in retrieval.hits if hit.admitted]
+    admitted = [hit for hit in hits if hit.admitted]
     checks = [
+        *([Check("followup", True, reading.detail())] if history else []),
         Check(
             "instructions",
             not screen.refuse,
@@ -132,8 +152,7 @@ def answer(engine: Engine, question: str, k: int | None = None) -> tuple[Answer,
         Check(
             "gate",
             bool(admitted),
-            f"{len(admitted)} of {len(retrieval.hits)} hits at or above "
-            f"cosine {engine.threshold:.3f}",
+            f"{len(admitted)} of {len(hits)} hits at or above cosine {engine.threshold:.3f}",
         ),
     ]
     context_sections: list[Section] = []
@@ -144,10 +163,23 @@ def answer(engine: Engine, question: str, k: int | None = None) -> tuple[Answer,
     elif not admitted:
         draft = Draft("", (), True, "none", refusal_reason="below_threshold")
     else:
-        context, check = admitted_context(engine, question, query_vector, admitted, screen)
+        # a question that points back is answered by its own words, on the pages found with
+        # the previous question's
+        answer_vector = (
+            query_vector
+            if reading.answer == reading.search
+            else engine.embedder.embed_query(reading.answer)
+        )
+        context, check = admitted_context(engine, reading.answer, answer_vector, admitted, screen)
+        context = replace(
+            context,
+            answer_kind=screen.answer_kind or answer_kind(reading.answer),
+            history=tuple(history),
+            asked=question,
+        )
         context_sections = context.sections
         checks.append(check)
-        draft = engine.generator.generate(context)
+        draft = (generator or engine.generator).generate(context)
     timings["generate"] = _ms(mark)
     timings.update({f"generate.{step}": ms for step, ms in draft.timings.items()})
     timings["total"] = _ms(started)
@@ -167,7 +199,7 @@ def answer(engine: Engine, question: str, k: int | None = None) -> tuple[Answer,
     all_checks = tuple(checks) + draft.checks
     trace = Trace(
         question=question,
-        hits=retrieval.hits,
+        hits=hits,
         threshold=engine.threshold,
         context=tuple(context_sections),
         generator=draft.generator,
@@ -187,9 +219,10 @@ def answer(engine: Engine, question: str, k: int | None = None) -> tuple[Answer,
         score=score,
         generator=draft.generator,
         latency_ms=timings["total"],
-        retrieved=retrieval.hits,
+        retrieved=hits,
         refusal_reason=(draft.refusal_reason or "no_citations") if refused else "",
         tokens=dict(draft.tokens),
+        resolved_question=reading.standalone,
     )
     return result, trace
 

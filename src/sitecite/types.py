@@ -143,6 +143,15 @@ class Citation:
 
 
 @dataclass(frozen=True, slots=True)
+class Turn:
+    """An earlier question of the same conversation, what it was answered, and what it cited."""
+
+    question: str
+    answer: str = ""
+    cited: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Check:
     """One named verification or gating step and its outcome."""
 
@@ -227,10 +236,13 @@ class Answer:
     refusal_reason: str = ""
     tokens: dict[str, int] = field(default_factory=dict)
     score_label: str = SCORE_LABEL
+    resolved_question: str = ""  # a follow-up read with the previous question; "" otherwise
 
     def to_json(self) -> dict[str, Any]:
+        resolved = {"resolved_question": self.resolved_question} if self.resolved_question else {}
         return {
             "question": self.question,
+            **resolved,
             "refused": self.refused,
             "answer": self.answer,
             "citations": [c.to_json() for c in self.citations],

@@ -176,6 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_eval_parser(sub)
     _add_serve_parser(sub)
+    _add_gaps_parser(sub)
     return parser
 
 
@@ -195,6 +196,12 @@ def _add_serve_parser(sub: Any) -> None:
     from sitecite.cli.serve import add_serve_parser
 
     add_serve_parser(sub, command)
+
+
+def _add_gaps_parser(sub: Any) -> None:
+    from sitecite.cli.gaps import add_gaps_parser
+
+    add_gaps_parser(sub, command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -225,3 +225,15 @@ def histogram_chart(
         anchor="end",
     )
     return _svg(width, height, body, "calibration: on-topic and off-topic score distributions")
+
+
+def svg(width: int, height: int, body: str, label: str) -> str:
+    """An <svg> element around `body`, labelled for screen readers and on hover."""
+    return _svg(width, height, body, label)
+
+
+def label(
+    x: float, y: float, text: str, anchor: str = "middle", colour: str = GREY, size: int = 11
+) -> str:
+    """A text mark (escaped)."""
+    return _label(x, y, text, anchor, colour, size)

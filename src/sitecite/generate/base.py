@@ -9,12 +9,15 @@ import numpy as np
 
 from sitecite.embed import Embedder
 from sitecite.index.store import Index
-from sitecite.types import Draft, Section
+from sitecite.types import Draft, Section, Turn
 
 
 @dataclass
 class Context:
-    """The question and exactly the sections admitted for it; nothing else reaches a generator."""
+    """The question and exactly the sections admitted for it; nothing else reaches a generator.
+
+    For a follow-up, `question` is what the answerer should cover (see sitecite.followup),
+    `asked` the visitor's own words and `history` the earlier turns, oldest first."""
 
     question: str
     query_vector: np.ndarray
@@ -23,6 +26,8 @@ class Context:
     sections: list[Section]
     embedder: Embedder
     answer_kind: str = ""
+    history: tuple[Turn, ...] = ()
+    asked: str = ""
 
 
 class Generator(ABC):

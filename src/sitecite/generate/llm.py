@@ -180,8 +180,12 @@ class LLMGenerator(Generator):
         index = context.index
         lexicon = self.lexicon(index)
         evidence = build_evidence(context.sections, lexicon, index.subject_words, context.question)
+        history = [(turn.question, turn.answer) for turn in context.history]
         messages = build_messages(
-            context.question, prompt_sources(context.sections), index.subject or _NO_SUBJECT
+            context.asked or context.question,
+            prompt_sources(context.sections),
+            index.subject or _NO_SUBJECT,
+            history,
         )
         evidence.rules = " ".join(messages[0]["content"].lower().split())
         reply_context = ReplyContext(

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from html import escape
 from importlib import resources
 from pathlib import Path
 
@@ -30,11 +31,14 @@ from sitecite.pipeline import Engine, answer
 from sitecite.serve import api
 from sitecite.serve.cors import CorsMiddleware
 from sitecite.serve.errors import EXCEPTION_HANDLERS, ApiError
+from sitecite.serve.feedback import feedback
 from sitecite.serve.how import how_page
 from sitecite.serve.lab import LabPage
 from sitecite.serve.limits import ClientAddress
 from sitecite.serve.live import LiveEngine
+from sitecite.serve.notify import DigestNotifier, follow_digests
 from sitecite.serve.openapi import openapi_schema
+from sitecite.serve.owner import OwnerLoop
 from sitecite.serve.pages import PAGE_HEADERS, home_page, site_page
 from sitecite.serve.service import AnswerService, ServerState
 from sitecite.serve.shared import shared_state
@@ -43,7 +47,12 @@ log = logging.getLogger("sitecite.serve")
 
 VERSION = "0.1.0"
 STATIC_DIR = Path(str(resources.files("sitecite.serve") / "static"))
-API_ROUTES = {"/api/ask": "POST", "/api/health": "GET"}
+API_ROUTES = {
+    "/api/ask": "POST",
+    "/api/health": "GET",
+    "/api/feedback": "POST",
+    "/api/starters": "GET",
+}
 
 
 def load_engine(index_dir: Path, settings: Settings) -> Engine:
@@ -68,18 +77,26 @@ def create_app(
     except ValueError as error:
         raise ConfigError(f"bad setting 'serve.trusted_proxies': {error}") from error
     shared = shared_state(settings.serve)
+    owner = OwnerLoop.create(index_dir, settings)
     live = LiveEngine(index_dir, engine or load_engine(index_dir, settings))
-    service = AnswerService(live, settings.serve, shared)
-    state = ServerState(index_dir, settings, service, client_address)
+    service = AnswerService(live, settings.serve, shared, owner.budget)
+    state = ServerState(index_dir, settings, service, client_address, owner)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        watcher = asyncio.create_task(_follow_index(service, settings.serve.index_poll_seconds))
+        tasks = [asyncio.create_task(_follow_index(service, settings.serve.index_poll_seconds))]
+        if settings.serve.notify_url and owner.log_file is not None:
+            notifier = DigestNotifier(
+                settings.serve.notify_url, settings.serve.notify_hour, owner.log_file
+            )
+            tasks.append(asyncio.create_task(follow_digests(notifier, lambda: live.current.engine)))
         try:
             yield
         finally:
-            watcher.cancel()
+            for task in tasks:
+                task.cancel()
             await service.close()
+            owner.close()
 
     app = Starlette(
         routes=_routes(state),
@@ -135,8 +152,14 @@ def _routes(state: ServerState) -> list[BaseRoute]:
     async def lab(request: Request) -> Response:
         await api.check_rate_limit(request, state, "lab")
         page, cached = await lab_page.page(state.service.live.current.key)
+        page = await _with_visitors(state, page, lab_page)
         headers = {**PAGE_HEADERS, "X-Sitecite-Cache": "hit" if cached else "miss"}
         return HTMLResponse(page, headers=headers)
+
+    async def starters(_: Request) -> Response:
+        generation = state.service.live.current
+        questions = await state.owner.starters(generation.key, generation.engine)
+        return JSONResponse({"questions": questions}, headers={"Cache-Control": "no-store"})
 
     async def site(request: Request) -> Response:
         path = "/" + request.path_params["path"]
@@ -151,6 +174,8 @@ def _routes(state: ServerState) -> list[BaseRoute]:
     return [
         Route("/api/ask", api.ask, methods=[API_ROUTES["/api/ask"]]),
         Route("/api/health", api.health, methods=[API_ROUTES["/api/health"]]),
+        Route("/api/feedback", feedback, methods=[API_ROUTES["/api/feedback"]]),
+        Route("/api/starters", starters, methods=[API_ROUTES["/api/starters"]]),
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/widget.js", widget, methods=["GET"]),
         Route("/favicon.ico", favicon, methods=["GET"]),
@@ -160,3 +185,26 @@ def _routes(state: ServerState) -> list[BaseRoute]:
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         Route("/{path:path}", site, methods=["GET"]),
     ]
+
+
+async def _with_visitors(state: ServerState, page: str, lab: LabPage) -> str:
+    """The lab page with its section on visitors; without an evaluation run, a page of that
+    section alone (the placeholder's advice as its note). Unchanged without a question log."""
+    from sitecite.eval.gaps_html import insert_section, traffic_page, traffic_section
+
+    try:
+        report = await state.owner.traffic(state.service.live.current.engine)
+    except Exception as error:  # a broken log must not take the page down
+        log.error("reading the question log for the lab failed: %s", error, exc_info=error)
+        return page
+    if report is None:
+        return page
+    budget = state.owner.budget.state()
+    if lab.has_run:
+        return insert_section(page, traffic_section(report, budget))
+    note = escape(lab.problem) or (
+        "No evaluation run yet. Run one, and its results appear here too: "
+        "<code>sitecite eval examples/questions.json --index DIR</code>"
+    )
+    widget = '<script src="/widget.js" data-endpoint="/api/ask" data-button="false" defer></script>'
+    return traffic_page(report, budget, note).replace("</body>", widget + "</body>")

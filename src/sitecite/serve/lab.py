@@ -27,6 +27,8 @@ class LabPage:
         self._stamp: Stamp | None = None
         self._page = ""
         self._lock = asyncio.Lock()
+        self.has_run = False  # whether the page shows a run (else it is the placeholder)
+        self.problem = ""  # why the latest run could not be shown, for the placeholder
 
     async def page(self, generation_key: str) -> tuple[str, bool]:
         """The page, and whether it came from the cache."""
@@ -49,6 +51,7 @@ class LabPage:
         )
 
     def _render(self) -> str:
+        self.has_run, self.problem = False, ""
         try:
             from sitecite.eval.lab import latest_lab_html
         except ImportError:
@@ -57,7 +60,9 @@ class LabPage:
             page = latest_lab_html(self.index_dir)
         except Exception as error:  # a broken run record must not take the page down
             log.error("rendering the lab page failed: %s", error, exc_info=error)
-            return lab_placeholder("The latest run could not be shown; the server log says why.")
+            self.problem = "The latest run could not be shown; the server log says why."
+            return lab_placeholder(self.problem)
+        self.has_run = page is not None
         return lab_placeholder() if page is None else without_paths(page, self.index_dir)
 
 

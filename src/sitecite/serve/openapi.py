@@ -7,15 +7,44 @@ tests check that real responses fit them.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from sitecite.types import SCORE_LABEL
 
 
+class TurnModel(BaseModel):
+    question: str = Field(description="An earlier question (its resolved_question, if any).")
+    answer: str = ""
+    cited: list[str] = Field(default_factory=list, description="The ids it cited.")
+
+
 class AskRequest(BaseModel):
     question: str = Field(min_length=1, examples=["Which city and country is she based in?"])
+    history: list[TurnModel] = Field(
+        default_factory=list,
+        description="The conversation's earlier turns, oldest first; the last 3 are used to "
+        "read a follow-up question.",
+    )
+
+
+class FeedbackRequest(BaseModel):
+    id: str = Field(description="The id of an answer from /api/ask.")
+    rating: Literal["up", "down"]
+    reason: Literal["wrong", "not_what_i_asked", "outdated", "other"] | None = None
+    text: str = Field("", max_length=500, description="Optional, with a thumbs down.")
+
+
+class FeedbackModel(BaseModel):
+    id: str
+    rating: str
+    reason: str
+    recorded: bool
+
+
+class StartersModel(BaseModel):
+    questions: list[str]
 
 
 class CitationModel(BaseModel):
@@ -35,7 +64,11 @@ class RetrievedModel(BaseModel):
 
 
 class AnswerModel(BaseModel):
+    id: str = Field(description="This answer's id, for POST /api/feedback.")
     question: str
+    resolved_question: str | None = Field(
+        None, description="A follow-up as it was read with the previous question."
+    )
     refused: bool
     answer: str = Field(description="Answer text with citation markers like [1], or the refusal.")
     citations: list[CitationModel]
@@ -65,6 +98,8 @@ class HealthModel(BaseModel):
     generator: str
     shared_state: str = Field(description='"in-process", or "redis" (serve.redis_url)')
     warnings: list[str] = Field(description="e.g. Redis unreachable: limits are per process")
+    llm_budget: dict[str, Any]
+    question_log: bool
 
 
 ASK_ERRORS = {
@@ -72,10 +107,14 @@ ASK_ERRORS = {
     "413": "The body is larger than serve.max_body_bytes.",
     "415": "The content type is not application/json (UTF-8).",
     "422": "The question is missing, empty, not a string or too long, or there are other fields.",
+    "403": "The Origin is not in serve.allowed_origins.",
     "429": "Too many questions from this address; wait Retry-After seconds.",
     "503": "The server is busy (serve.queue_size questions waiting) or an LLM provider is "
     "down; wait Retry-After seconds.",
 }
+
+
+FEEDBACK_ERRORS = ("400", "403", "413", "415", "422", "429")
 
 
 def openapi_schema(max_question_chars: int, version: str) -> dict[str, Any]:
@@ -119,6 +158,33 @@ def openapi_schema(max_question_chars: int, version: str) -> dict[str, Any]:
                             "content": content(AnswerModel),
                         },
                         **errors,
+                    },
+                }
+            },
+            "/api/feedback": {
+                "post": {
+                    "summary": "A visitor's thumbs up or down on one answer",
+                    "operationId": "feedback",
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": ref(FeedbackRequest)}},
+                    },
+                    "responses": {
+                        "202": {"description": "Recorded.", "content": content(FeedbackModel)},
+                        "404": {
+                            "description": "No such answer, or the server keeps no log.",
+                            "content": content(ErrorModel),
+                        },
+                        **{code: errors[code] for code in FEEDBACK_ERRORS},
+                    },
+                }
+            },
+            "/api/starters": {
+                "get": {
+                    "summary": "Questions to start with, for the empty palette",
+                    "operationId": "starters",
+                    "responses": {
+                        "200": {"description": "The questions.", "content": content(StartersModel)}
                     },
                 }
             },

@@ -15,16 +15,23 @@ import asyncio
 import hashlib
 import json
 import logging
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sitecite.config import ServeSettings, Settings
 from sitecite.pipeline import Engine, answer
+from sitecite.serve.budget import LLMBudget
 from sitecite.serve.errors import ApiError
 from sitecite.serve.limits import ClientAddress
 from sitecite.serve.live import Generation, LiveEngine
 from sitecite.serve.shared import LocalState
+from sitecite.types import Turn
+
+if TYPE_CHECKING:
+    from sitecite.serve.owner import OwnerLoop
 
 log = logging.getLogger("sitecite.serve")
 
@@ -41,9 +48,16 @@ class Served:
 
 
 class AnswerService:
-    def __init__(self, live: LiveEngine, settings: ServeSettings, shared: LocalState) -> None:
+    def __init__(
+        self,
+        live: LiveEngine,
+        settings: ServeSettings,
+        shared: LocalState,
+        budget: LLMBudget | None = None,
+    ) -> None:
         self.live = live
         self.shared = shared
+        self.budget = budget or LLMBudget(0)
         self.queue_size = settings.queue_size
         self.pool = ThreadPoolExecutor(
             max_workers=settings.workers, thread_name_prefix="sitecite-answer"
@@ -51,11 +65,13 @@ class AnswerService:
         self.pending = 0  # questions being answered or waiting; touched on the event loop only
         self._in_flight: dict[str, asyncio.Future[tuple[bytes, str]]] = {}
 
-    async def ask(self, question: str) -> Served:
-        """Answer a clean question with the engine current on arrival, or from the cache."""
+    async def ask(self, question: str, history: Sequence[Turn] = ()) -> Served:
+        """Answer a clean question (read with the conversation's earlier turns) with the engine
+        current on arrival, or from the cache."""
         with self.live.use() as generation:
             index_id = generation.engine.index.id
-            key = f"{generation.key}:{hashlib.sha256(question.encode()).hexdigest()[:32]}"
+            asked = question + _history_key(history)
+            key = f"{generation.key}:{hashlib.sha256(asked.encode()).hexdigest()[:32]}"
             cached = await self.shared.get(key)
             if cached is not None:
                 return Served(cached, "hit", index_id)
@@ -70,7 +86,7 @@ class AnswerService:
                     )
                 self.pending += 1
                 self.live.hold(generation)  # the task keeps it even if this request goes away
-                pending = asyncio.ensure_future(self._answer(generation, question, key))
+                pending = asyncio.ensure_future(self._answer(generation, question, history, key))
                 self._in_flight[key] = pending
                 pending.add_done_callback(lambda _: self._in_flight.pop(key, None))
                 body, status = await asyncio.shield(pending)
@@ -80,7 +96,9 @@ class AnswerService:
             # shield: a client that hangs up must not cancel the answer others are waiting for
             return Served(body, status, index_id)
 
-    async def _answer(self, generation: Generation, question: str, key: str) -> tuple[bytes, str]:
+    async def _answer(
+        self, generation: Generation, question: str, history: Sequence[Turn], key: str
+    ) -> tuple[bytes, str]:
         """Answer here, or take the answer another replica is already computing."""
         try:
             claimed = await self.shared.claim(key)
@@ -91,7 +109,7 @@ class AnswerService:
             try:
                 loop = asyncio.get_running_loop()
                 body = await loop.run_in_executor(
-                    self.pool, _answer_json, generation.engine, question
+                    self.pool, _answer_json, generation.engine, question, history, self.budget
                 )
                 await self.shared.put(key, body)
             finally:
@@ -123,8 +141,24 @@ class ServerState:
     settings: Settings
     service: AnswerService
     client_address: ClientAddress
+    owner: OwnerLoop
 
 
-def _answer_json(engine: Engine, question: str) -> bytes:
-    result, _trace = answer(engine, question)
+def _answer_json(
+    engine: Engine, question: str, history: Sequence[Turn], budget: LLMBudget
+) -> bytes:
+    result, trace = answer(
+        engine, question, history=history, generator=budget.generator_for(engine)
+    )
+    budget.spend(result, trace)
     return json.dumps(result.to_json(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _history_key(history: Sequence[Turn]) -> str:
+    """What of the history can change an answer: every turn's question, answer and citations
+    (the LLM generator reads the answers), so two conversations share a cached answer only
+    when they are the same."""
+    if not history:
+        return ""
+    turns = [[t.question, t.answer, list(t.cited)] for t in history]
+    return "\x00" + json.dumps(turns, ensure_ascii=False, separators=(",", ":"))

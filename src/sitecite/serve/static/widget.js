@@ -9,6 +9,11 @@
  *   data-placeholder  the input's placeholder text
  * Any element with data-sitecite-open opens the palette; data-sitecite-ask="..." asks that.
  *
+ * The empty palette offers starter questions (GET /api/starters beside the endpoint). Every
+ * answer can be rated thumbs up or down, with a reason (POST /api/feedback with the answer's
+ * id). A question asked after an answer is sent with the last turns, so a follow-up ("and
+ * what did she use for that?") is read with them; "New conversation" forgets them.
+ *
  * No dependencies. Everything that comes from the server is inserted with textContent and
  * createElement, never as HTML, and only http(s) citation URLs become links.
  */
@@ -23,6 +28,10 @@
   const scriptBase = script && script.src ? script.src : document.baseURI;
   const isMac = /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
   const TIMEOUT_MS = 30000;
+  const HISTORY_TURNS = 3;
+  const REASONS = [
+    ["wrong", "Wrong"], ["not_what_i_asked", "Not what I asked"], ["outdated", "Outdated"], ["other", "Other"],
+  ];
 
   const CSS = `
 :host { all: initial; --sc-font: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
@@ -93,6 +102,29 @@ span.cite { color: var(--sc-muted); }
 .panel[data-state="refused"] .answer, .panel[data-state="error"] .answer { margin: 0; }
 .footer { display: flex; flex-wrap: wrap; gap: 6px 14px; padding: 10px 20px 14px; font-size: 13px;
   color: var(--sc-muted); border-top: 1px solid var(--sc-border); }
+.starters { margin: 0 0 12px; }
+.starters-label, .transcript-label { margin: 0 0 6px; font-size: 13px; font-weight: 700; color: var(--sc-muted);
+  text-transform: uppercase; letter-spacing: .04em; }
+.starters ul { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 8px; }
+.starter { font: 500 14px/1.3 var(--sc-font); text-align: left; padding: 8px 12px; border-radius: 10px;
+  border: 1px solid var(--sc-border); background: var(--sc-soft); color: var(--sc-fg); }
+.starter:hover { border-color: var(--sc-accent); }
+.transcript { list-style: none; margin: 0 0 12px; padding: 0; font-size: 14px; color: var(--sc-muted); }
+.transcript li { border-left: 3px solid var(--sc-border); padding: 2px 0 2px 10px; margin: 0 0 8px; }
+.transcript .q { display: block; color: var(--sc-fg); font-weight: 600; }
+.transcript .a { display: block; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.feedback { margin: 0 0 12px; font-size: 14px; color: var(--sc-muted); }
+.feedback .row2 { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
+.thumb, .new-chat, .send-feedback { font: 500 14px/1 var(--sc-font); padding: 7px 10px; border-radius: 8px;
+  border: 1px solid var(--sc-border); background: var(--sc-bg); color: var(--sc-fg); }
+.thumb[aria-pressed="true"] { border-color: var(--sc-accent); background: var(--sc-soft); color: var(--sc-accent); }
+fieldset.reasons { margin: 10px 0 0; padding: 8px 12px 10px; border: 1px solid var(--sc-border); border-radius: 8px; }
+fieldset.reasons legend { padding: 0 4px; color: var(--sc-fg); font-weight: 600; }
+.reasons label { display: inline-flex; gap: 6px; align-items: center; margin: 4px 14px 4px 0; color: var(--sc-fg); }
+.reasons .reason-text { display: block; width: 100%; margin: 6px 0 8px; font-size: 14px; padding: 7px 9px; }
+.feedback-status:empty { display: none; }
+.feedback-status { margin: 8px 0 0; }
+.conversation-bar { display: flex; justify-content: space-between; align-items: center; gap: 8px; margin: 0 0 10px; }
 .sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
   clip: rect(0, 0, 0, 0); white-space: nowrap; border: 0; }
 `;
@@ -115,6 +147,15 @@ span.cite { color: var(--sc-muted); }
     </form>
     <button class="close" type="button" aria-label="Close">&times;</button>
     <div class="result" aria-live="polite" aria-busy="false">
+      <div class="starters" hidden>
+        <p class="starters-label" id="sc-starters">Try asking</p>
+        <ul aria-labelledby="sc-starters"></ul>
+      </div>
+      <div class="conversation" hidden>
+        <div class="conversation-bar"><p class="transcript-label">Earlier in this conversation</p>
+          <button class="new-chat" type="button">New conversation</button></div>
+        <ol class="transcript"></ol>
+      </div>
       <p class="status"></p>
       <div class="panel" data-state="idle" hidden>
         <p class="state-label"></p>
@@ -123,6 +164,24 @@ span.cite { color: var(--sc-muted); }
         <ol class="sources" hidden></ol>
         <p class="score" hidden></p>
       </div>
+      <form class="feedback" hidden novalidate>
+        <div class="row2" role="group" aria-labelledby="sc-fb-label">
+          <span id="sc-fb-label">Was this answer helpful?</span>
+          <button class="thumb" type="button" data-rating="up" aria-pressed="false">
+            <span aria-hidden="true">\u2713</span> Helpful</button>
+          <button class="thumb" type="button" data-rating="down" aria-pressed="false">
+            <span aria-hidden="true">\u2717</span> Not helpful</button>
+        </div>
+        <fieldset class="reasons" hidden>
+          <legend>What was wrong with it?</legend>
+          <div class="reason-options"></div>
+          <label class="sr-only" for="sc-reason-text">More detail (optional)</label>
+          <input class="reason-text" id="sc-reason-text" type="text" maxlength="500" autocomplete="off"
+                 placeholder="More detail (optional)">
+          <button class="send-feedback" type="submit">Send feedback</button>
+        </fieldset>
+        <p class="feedback-status" role="status"></p>
+      </form>
     </div>
     <p class="footer" id="sc-help"><span><kbd>Enter</kbd> ask</span><span><kbd>Tab</kbd> move</span>
       <span><kbd>Esc</kbd> close</span><span>Answers quote this site only, with sources.</span></p>
@@ -182,9 +241,38 @@ span.cite { color: var(--sc-muted); }
       this.sourcesLabel = $(".sources-label");
       this.sources = $(".sources");
       this.score = $(".score");
+      this.startersBox = $(".starters");
+      this.conversation = $(".conversation");
+      this.transcript = $(".transcript");
+      this.feedbackForm = $("form.feedback");
+      this.reasons = $(".reasons");
+      this.reasonText = $(".reason-text");
+      this.feedbackStatus = $(".feedback-status");
       this.returnFocus = null;
       this.pending = null;
       this.sequence = 0;
+      this.turns = []; // earlier turns of this conversation, sent with each question
+      this.current = null; // the answer on show: {id, question, answer, cited}
+      this.startersLoaded = false;
+      const options = $(".reason-options");
+      for (const [value, label] of REASONS) {
+        const choice = document.createElement("label");
+        const radio = document.createElement("input");
+        radio.type = "radio";
+        radio.name = "reason";
+        radio.value = value;
+        choice.append(radio, document.createTextNode(label));
+        options.append(choice);
+      }
+      $(".new-chat").addEventListener("click", () => this.newConversation());
+      for (const thumb of this.root.querySelectorAll(".thumb")) {
+        thumb.addEventListener("click", () => this.rate(thumb.getAttribute("data-rating")));
+      }
+      this.feedbackForm.addEventListener("submit", (event) => {
+        event.preventDefault();
+        const chosen = this.feedbackForm.querySelector("input[name=reason]:checked");
+        this.sendFeedback("down", chosen ? chosen.value : "", this.reasonText.value.trim());
+      });
       $(".shortcut").textContent = isMac ? "\u2318K" : "Ctrl K";
       this.launcher.setAttribute("aria-keyshortcuts", isMac ? "Meta+K" : "Control+K");
       this.onDocumentKey = this.onDocumentKey.bind(this);
@@ -226,6 +314,10 @@ span.cite { color: var(--sc-muted); }
       return new URL(this.getAttribute("endpoint") || "/api/ask", this.getAttribute("base") || document.baseURI).href;
     }
 
+    apiUrl(name) {
+      return new URL(name, this.endpoint).href; // /api/ask -> /api/feedback, /api/starters
+    }
+
     get isOpen() {
       return !this.backdrop.hidden;
     }
@@ -240,6 +332,53 @@ span.cite { color: var(--sc-muted); }
       if (typeof question === "string") this.input.value = question;
       this.input.focus();
       this.input.select();
+      this.loadStarters();
+    }
+
+    async loadStarters() {
+      if (this.startersLoaded) return;
+      this.startersLoaded = true;
+      let questions = [];
+      try {
+        const response = await fetch(this.apiUrl("starters"), {
+          method: "GET", mode: "cors", credentials: "omit", headers: { Accept: "application/json" },
+        });
+        const body = response.ok ? await response.json() : null;
+        questions = body && Array.isArray(body.questions) ? body.questions.filter((q) => typeof q === "string") : [];
+      } catch (_) {
+        questions = [];
+      }
+      const list = this.startersBox.querySelector("ul");
+      list.replaceChildren();
+      for (const question of questions.slice(0, 6)) {
+        const item = document.createElement("li");
+        const button = text("button", "starter", question);
+        button.type = "button";
+        button.addEventListener("click", () => {
+          this.input.value = question;
+          this.ask(question);
+        });
+        item.append(button);
+        list.append(item);
+      }
+      this.showStarters();
+    }
+
+    showStarters() {
+      const empty = this.panel.hidden && !this.turns.length && !this.current;
+      this.startersBox.hidden = !empty || !this.startersBox.querySelector("li");
+    }
+
+    newConversation() {
+      this.turns = [];
+      this.current = null;
+      this.transcript.replaceChildren();
+      this.conversation.hidden = true;
+      this.panel.hidden = true;
+      this.feedbackForm.hidden = true;
+      this.showStarters();
+      this.input.value = "";
+      this.input.focus();
     }
 
     close({ restoreFocus = true } = {}) {
@@ -310,6 +449,8 @@ span.cite { color: var(--sc-muted); }
         return;
       }
       if (this.pending) this.pending.abort();
+      this.archiveCurrent();
+      const history = this.turns.slice(-HISTORY_TURNS);
       const controller = new AbortController();
       const sequence = ++this.sequence;
       this.pending = controller;
@@ -320,7 +461,7 @@ span.cite { color: var(--sc-muted); }
         const response = await fetch(this.endpoint, {
           method: "POST", mode: "cors", credentials: "omit", signal: controller.signal,
           headers: { "Content-Type": "application/json", Accept: "application/json" },
-          body: JSON.stringify({ question }),
+          body: JSON.stringify(history.length ? { question, history } : { question }),
         });
         const body = await response.json().catch(() => null);
         outcome = { response, body };
@@ -378,13 +519,86 @@ span.cite { color: var(--sc-muted); }
       }
       if (body.refused) {
         this.showPanel("refused", "Not on this site", body.answer || "The site doesn't say.");
+      } else {
+        this.showAnswer(body);
+      }
+      this.remember(body);
+    }
+
+    remember(body) {
+      const citations = Array.isArray(body.citations) ? body.citations : [];
+      this.current = {
+        id: typeof body.id === "string" ? body.id : "",
+        question: String(body.resolved_question || body.question || ""),
+        answer: String(body.answer || ""),
+        cited: citations.map((c) => (c && typeof c.id === "string" ? c.id : "")).filter(Boolean),
+      };
+      this.resetFeedback();
+    }
+
+    archiveCurrent() {
+      if (!this.current) return;
+      const turn = this.current;
+      this.current = null;
+      this.turns.push({ question: turn.question, answer: turn.answer, cited: turn.cited });
+      this.turns = this.turns.slice(-HISTORY_TURNS);
+      const item = document.createElement("li");
+      item.append(text("span", "q", turn.question), text("span", "a", turn.answer));
+      this.transcript.append(item);
+      while (this.transcript.children.length > HISTORY_TURNS) this.transcript.firstChild.remove();
+      this.conversation.hidden = false;
+      this.feedbackForm.hidden = true;
+      this.startersBox.hidden = true;
+    }
+
+    resetFeedback() {
+      this.feedbackForm.hidden = !(this.current && this.current.id);
+      this.reasons.hidden = true;
+      this.feedbackStatus.textContent = "";
+      this.reasonText.value = "";
+      for (const radio of this.feedbackForm.querySelectorAll("input[name=reason]")) radio.checked = false;
+      for (const thumb of this.root.querySelectorAll(".thumb")) thumb.setAttribute("aria-pressed", "false");
+    }
+
+    rate(rating) {
+      for (const thumb of this.root.querySelectorAll(".thumb")) {
+        thumb.setAttribute("aria-pressed", thumb.getAttribute("data-rating") === rating ? "true" : "false");
+      }
+      if (rating === "down") {
+        this.reasons.hidden = false;
+        this.feedbackStatus.textContent = "";
+        this.feedbackForm.querySelector("input[name=reason]").focus();
         return;
       }
-      this.showAnswer(body);
+      this.reasons.hidden = true;
+      this.sendFeedback("up", "", "");
+    }
+
+    async sendFeedback(rating, reason, detail) {
+      if (!this.current || !this.current.id) return;
+      const body = { id: this.current.id, rating };
+      if (reason) body.reason = reason;
+      if (detail) body.text = detail.slice(0, 500);
+      let message;
+      try {
+        const response = await fetch(this.apiUrl("feedback"), {
+          method: "POST", mode: "cors", credentials: "omit",
+          headers: { "Content-Type": "application/json", Accept: "application/json" },
+          body: JSON.stringify(body),
+        });
+        const reply = await response.json().catch(() => null);
+        message = response.ok ? "Thank you: your feedback was recorded."
+          : (reply && reply.error && reply.error.message) || `Feedback failed (status ${response.status}).`;
+      } catch (_) {
+        message = "Could not send the feedback.";
+      }
+      this.reasons.hidden = true;
+      this.feedbackStatus.textContent = String(message);
     }
 
     resetPanel(state, label) {
       this.panel.hidden = false;
+      this.startersBox.hidden = true;
       this.panel.setAttribute("data-state", state);
       this.dialog.setAttribute("data-state", state);
       this.stateLabel.textContent = label;
@@ -399,6 +613,10 @@ span.cite { color: var(--sc-muted); }
     showPanel(state, label, message) {
       this.resetPanel(state, label);
       this.answer.textContent = String(message);
+      if (state === "error") {
+        this.current = null;
+        this.feedbackForm.hidden = true;
+      }
     }
 
     showAnswer(body) {
