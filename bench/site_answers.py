@@ -12,6 +12,7 @@ with the default offline generator. Per site it prints:
 and, with `--show`, every answer with its failed checks, for reading them one by one.
 
     python bench/site_answers.py [--half dev|test] [--site jarvis] [--show] [--json]
+        [--answerable-threshold P]
 """
 
 from __future__ import annotations
@@ -129,8 +130,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--site", choices=SITES, action="append")
     parser.add_argument("--show", action="store_true", help="print every answer and its checks")
     parser.add_argument("--json", action="store_true", help="one JSON object on the last line")
+    parser.add_argument(
+        "--answerable-threshold",
+        type=float,
+        help="override the answerability model's operating point (a probability)",
+    )
     args = parser.parse_args(argv)
-    settings = load_settings({}, config_file=None, environ={})
+    overrides = {}
+    if args.answerable_threshold is not None:
+        overrides["answerable_threshold"] = args.answerable_threshold
+    settings = load_settings(overrides, config_file=None, environ={})
     embedder = get_embedder(settings.embedder, threads=2)
     figures = {}
     for site in args.site or SITES:

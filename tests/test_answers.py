@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,99 @@ def test_answers_quote_verbatim(site_engine: Engine, tmp_path: Path) -> None:
     assert quoted_pieces(result.answer)
     for piece in quoted_pieces(result.answer):
         assert normal_form(piece) in sentences, piece
+
+
+def test_the_answerability_threshold_decides_whether_to_answer(site_engine: Engine) -> None:
+    question = "What monitor is on Robin's desk?"
+    strict = Engine.for_index(
+        site_engine.index,
+        site_engine.settings.model_copy(update={"answerable_threshold": 1.0}),
+        site_engine.embedder,
+    )
+    result, trace = answer(strict, question)
+    assert result.refused and result.refusal_reason == "unanswerable"
+    check = next(c for c in trace.checks if c.name == "answerable")
+    assert not check.passed and "threshold 1.00" in check.detail
+    lenient = Engine.for_index(
+        site_engine.index,
+        site_engine.settings.model_copy(update={"answerable_threshold": 0.0}),
+        site_engine.embedder,
+    )
+    result, trace = answer(lenient, question)
+    assert not result.refused and "27-inch Dell monitor" in result.answer
+
+
+def test_word_coverage_of_many_sentences_equals_one_at_a_time(site_engine: Engine) -> None:
+    from sitecite.generate.base import Context
+    from sitecite.generate.evidence import WordCoverage
+
+    index = site_engine.index
+    context = Context("q", index.vectors[0], index, [], [], site_engine.embedder)
+    for focus in (["homelab", "drives"], ["keyboard", "zyxwv"], []):
+        coverage = WordCoverage(context, focus)
+        for row in range(len(index.sections)):
+            sentences = index.sentence_vocabulary(row)
+            one_by_one = [coverage.of_words(words) for words in sentences]
+            assert coverage.of_many(sentences) == pytest.approx(one_by_one, abs=1e-6)
+
+
+def test_a_follower_joins_only_when_the_model_says_it_adds(site_engine: Engine) -> None:
+    import numpy as np
+
+    from sitecite.generate.extractive import ExtractiveGenerator, part_names
+    from sitecite.generate.follow import FOLLOW_FEATURES
+    from sitecite.generate.ranker import Ranker
+    from sitecite.generate.select import followers
+    from sitecite.pipeline import admitted_context
+    from sitecite.retrieve import search
+    from sitecite.screen import screen_question
+
+    question = "Which NAS and which router does Robin run at home?"
+    vector = site_engine.embedder.embed_query(question)
+    hits = search(
+        site_engine.index, vector, question, 8, site_engine.threshold, site_engine.settings.retrieve
+    ).hits
+    admitted = [h for h in hits if h.admitted]
+    context, _ = admitted_context(
+        site_engine, question, vector, admitted, screen_question(question)
+    )
+    generator = ExtractiveGenerator()
+    ranked, _ = generator.rank_part(context, question, vector, part_names(context, question, []))
+    assert ranked is not None and len(ranked.eligible) > 1
+
+    def model(leftover: float) -> Ranker:
+        coef = np.array([leftover if name == "leftover" else 0.0 for name in FOLLOW_FEATURES])
+        n = len(FOLLOW_FEATURES)
+        return Ranker(FOLLOW_FEATURES, np.zeros(n), np.ones(n), coef, -2.0, {"threshold": 0.5})
+
+    assert followers(ranked, model(0.0), 1) == []  # p = 0.12 for every sentence: none joins
+    joined = [ranked.candidates.items[i] for i in followers(ranked, model(20.0), 1)]
+    lead = ranked.candidates.items[ranked.eligible[0]]
+    assert len(joined) == 1 and joined[0].text != lead.text
+    asked = ranked.candidates.asked.stems
+    assert (asked - lead.terms) & joined[0].terms  # it brings a word of the question the lead lacks
+
+
+def test_extractive_answers_verify_as_quoted(site_engine: Engine) -> None:
+    """The LLM generator's fallback verifies the extractive answer: its passage labels ("On
+    *Page › Section*:") are where a quote comes from, never read as claims."""
+    from sitecite.verify.draft import draft_sentences
+    from sitecite.verify.sources import Lexicon, build_evidence
+    from sitecite.verify.verifier import Verifier
+
+    assert draft_sentences("On *Uses › Desk*: My desk holds a monitor [1].")[0].clean == (
+        "My desk holds a monitor."
+    )
+    index = site_engine.index
+    lexicon = Lexicon(index.word_rows, index.word_vectors)
+    for question in ("What monitor is on Robin's desk?", "Why did Robin move to Next.js?"):
+        result, trace = answer(site_engine, question)
+        assert not result.refused, question
+        evidence = build_evidence(trace.context, lexicon, index.subject_words, question)
+        positions = [s.id for s in trace.context]
+        to_context = {n: positions.index(c.id) + 1 for n, c in enumerate(result.citations, 1)}
+        numbered = re.sub(
+            r"\[(\d+)\]", lambda m, t=to_context: f"[{t[int(m.group(1))]}]", result.answer
+        )
+        verification = Verifier().verify(numbered, evidence)
+        assert verification.claims and verification.clean, (question, verification.checks)

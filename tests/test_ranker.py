@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from sitecite.errors import SiteciteError
-from sitecite.generate.features import FEATURES, asked_noun, question_type
+from sitecite.generate.answer_types import asked_noun, question_type
+from sitecite.generate.features import FEATURES
 from sitecite.generate.ranker import default_ranker, load_ranker
 
 
@@ -43,3 +44,43 @@ def test_question_reading() -> None:
     assert question_type("When was it published?") == "when"
     assert question_type("How many stars?") == "count"
     assert question_type("Why did he move?") == "why"
+
+
+def test_shipped_answerability_and_follower_models_load_with_operating_points() -> None:
+    from sitecite.generate.answerable import ANSWERABLE_FEATURES, default_answerability
+    from sitecite.generate.follow import FOLLOW_FEATURES, default_follower
+
+    for model, known in (
+        (default_answerability(), ANSWERABLE_FEATURES),
+        (default_follower(), FOLLOW_FEATURES),
+    ):
+        assert set(model.features) <= set(known) and 0.0 < model.threshold < 1.0
+        probability = model.probability(np.zeros((1, len(model.features))))
+        assert 0.0 < probability[0] < 1.0
+
+
+def test_an_outdated_answerability_model_names_its_trainer(tmp_path: Path) -> None:
+    from sitecite.generate.answerable import ANSWERABLE_FEATURES, default_answerability
+
+    data = default_answerability().to_json()
+    data["features"] = ["hunch", *data["features"][1:]]
+    path = tmp_path / "answerable.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(SiteciteError, match="hunch.*bench/train_answerable.py"):
+        load_ranker(path, ANSWERABLE_FEATURES)
+
+
+def test_what_kind_of_answer_a_question_wants() -> None:
+    from sitecite.generate.answer_types import PLANNED, expected_answer, traits
+
+    assert question_type("How do I deploy the site myself?") == "steps"
+    assert question_type("In what year did he write it?") == "when"
+    words = {"which", "router", "does", "robin", "use"}
+    found = expected_answer("which", traits("Robin runs a UniFi Dream Machine.", "prose"), words)
+    assert found["name_for_which"] == 1.0 and found["number_for_count"] == 0.0
+    plain = traits("Robin uses a router.", "prose")
+    assert expected_answer("which", plain, words)["name_for_which"] == 0.0
+    counted = traits("It has twelve stars.", "prose")
+    assert expected_answer("count", counted, set())["number_for_count"] == 1.0
+    assert PLANNED.search("In the next part of the series, I plan to show typed code.")
+    assert not PLANNED.search("I planted trees in 2019 and they grew.")

@@ -44,6 +44,7 @@ FINGERPRINT = (
     "repeat",
     "retrieve",
     "max_answer_sentences",
+    "answerable_threshold",
 )
 
 
@@ -170,6 +171,7 @@ class Runner:
             "repeat": repeat,
             "retrieve": settings.retrieve.model_dump(),
             "max_answer_sentences": settings.max_answer_sentences,
+            "answerable_threshold": settings.answerable_threshold,
             "pacing": settings.eval.model_dump(),
         }
 

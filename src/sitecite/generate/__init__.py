@@ -18,7 +18,10 @@ def make_generator(
 ) -> Generator:
     """The generator the settings ask for; the extractive one is every LLM chain's last resort."""
     extractive = ExtractiveGenerator(
-        sentence_threshold, settings.max_answer_sentences, coverage_threshold
+        sentence_threshold,
+        settings.max_answer_sentences,
+        coverage_threshold,
+        answerable_threshold=settings.answerable_threshold,
     )
     if settings.generator == "extractive":
         return extractive

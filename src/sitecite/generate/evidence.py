@@ -4,6 +4,7 @@ of it a sentence covers (with the site's vocabulary vectors stored in the index)
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -136,6 +137,27 @@ class WordCoverage:
             for i, word in enumerate(self.focus)
         ]
         return sum(best) / len(best)
+
+    def of_many(self, sentences: Sequence[frozenset[str]]) -> np.ndarray:
+        """`of_words` of many sentences (each given as its vocabulary words) at once: one
+        product with the words they use, then a masked maximum per sentence and focus word."""
+        if not self.focus or not sentences:
+            return np.ones(len(sentences)) if not self.focus else np.zeros(0)
+        if self.focus_vectors is None:
+            return np.array([self.of_words(present) for present in sentences])
+        union = sorted(set().union(*sentences))
+        if not union:
+            return np.zeros(len(sentences))
+        column = {word: i for i, word in enumerate(union)}
+        similarity = self.focus_vectors @ self.word_vectors[[self.rows[w] for w in union]].T
+        uses = np.zeros((len(sentences), len(union)), dtype=bool)
+        for n, present in enumerate(sentences):
+            uses[n, [column[w] for w in present]] = True
+        best = np.where(uses[:, None, :], similarity[None, :, :], -np.inf).max(axis=2)
+        exact = np.array([[word in present for word in self.focus] for present in sentences])
+        best = np.where(exact, 1.0, best)
+        best[~uses.any(axis=1)] = 0.0  # a sentence with no vocabulary word covers nothing
+        return np.asarray(best.mean(axis=1))
 
 
 _CONTRACTION = re.compile(r"['’](s|re|ve|ll|d|m|t)$|n['’]t$")

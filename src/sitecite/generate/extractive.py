@@ -1,7 +1,7 @@
 """The extractive generator: answers with sentences quoted verbatim from the admitted sections.
 
 It cannot invent anything: every sentence it shows is copied from an admitted section and
-cited. It refuses unless the evidence is good enough, on three counts, each recorded as a Check
+cited. It refuses unless the evidence is good enough, on four counts, each recorded as a Check
 in the Trace:
 
 - `entities`: every proper name in the question (Google, Delft, Next.js) occurs on the site or
@@ -10,7 +10,10 @@ in the Trace:
   number, a count of something) is answered only by a sentence containing that kind of thing;
 - `support`: some quotable sentence reaches both calibrated thresholds: its cosine with the
   question, and its coverage of the question's focus words (an exact word counts 1, another
-  word the cosine of the closest word in the sentence).
+  word the cosine of the closest word in the sentence);
+- `answerable`: the answerability model (`generate/answerable.py`), reading the ranked
+  candidates, gives the site at least `answerable_threshold` probability of answering some part
+  of the question.
 
 Only prose, list items, table rows and facts are candidates (sentence kinds are decided at
 ingestion). Which of them to say is the answer-sentence ranker's choice (`generate/ranker.py`),
@@ -21,12 +24,22 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
+from sitecite.generate.answerable import NEEDS, Ranked, answerable_row, default_answerability
 from sitecite.generate.base import Context, Generator
 from sitecite.generate.compose import Composition, render
 from sitecite.generate.evidence import proper_names, question_parts
-from sitecite.generate.features import Candidate, candidate_kinds, candidates_and_features
+from sitecite.generate.features import (
+    FEATURES,
+    Candidate,
+    candidate_kinds,
+    candidates_and_features,
+)
+from sitecite.generate.follow import NEEDS as FOLLOWER_NEEDS
+from sitecite.generate.follow import default_follower
 from sitecite.generate.ranker import Ranker, default_ranker
-from sitecite.generate.select import passages_for, ranked_candidates
+from sitecite.generate.select import passages_for
 from sitecite.screen import answer_kind, has_answer_kind
 from sitecite.types import Check, Draft, Section
 
@@ -46,17 +59,22 @@ class ExtractiveGenerator(Generator):
         max_sentences: int = 3,
         coverage_threshold: float = DEFAULT_COVERAGE_THRESHOLD,
         ranker: Ranker | None = None,
+        answerability: Ranker | None = None,
+        follower: Ranker | None = None,
+        answerable_threshold: float | None = None,
     ) -> None:
         self.sentence_threshold = sentence_threshold
         self.coverage_threshold = coverage_threshold
         self.max_sentences = max_sentences
-        self._ranker = ranker
-
-    @property
-    def ranker(self) -> Ranker:
-        if self._ranker is None:
-            self._ranker = default_ranker()
-        return self._ranker
+        self.ranker = ranker or default_ranker()
+        self.answerability = answerability or default_answerability()
+        self.follower = follower or default_follower()
+        self.answerable_threshold = (
+            self.answerability.threshold if answerable_threshold is None else answerable_threshold
+        )
+        # the features the three models read, computed once per candidate
+        wanted = {*self.ranker.features, *NEEDS, *FOLLOWER_NEEDS}
+        self.features = tuple(name for name in FEATURES if name in wanted)
 
     def generate(self, context: Context) -> Draft:
         unknown = unknown_names(context)
@@ -75,40 +93,35 @@ class ExtractiveGenerator(Generator):
         composition = Composition()
         said: set[str] = set()
         missing_kind: list[str] = []
-        support_details: list[str] = []
+        support: list[str] = []
+        judged: list[str] = []
         pairs: list[list[float]] = []
         names: list[str] = []
         for part, vector in zip(parts, vectors, strict=True):
             names = part_names(context, part, names)
-            kinds = candidate_kinds(part)
-            candidates, matrix = candidates_and_features(
-                context, vector, part, kinds, self.ranker.features
-            )
-            ranked = ranked_candidates(candidates, self.ranker.scores(matrix))
-            kind = context.answer_kind if len(parts) == 1 else answer_kind(part)
-            if kind:
-                ranked = [(c, s) for c, s in ranked if has_answer_kind(kind, c.text, part)]
-                if not ranked:
-                    missing_kind.append(f"'{part}' asks for {kind}; no admitted sentence has one")
-                    composition.uncovered.append(part)
-                    continue
-            pairs = pairs or [
-                [round(c.cosine, 4), round(c.coverage, 4)] for c, _ in ranked[:CALIBRATION_PAIRS]
-            ]
-            eligible = [
-                (c, s)
-                for c, s in ranked
-                if c.text not in said
-                and self.supports(c)
-                and mentions(context.sections[c.section_position], names)
-            ]
-            support_details.append(_support_detail(part, ranked, len(eligible), self))
-            if not eligible:
+            ranked, order = self.rank_part(context, part, vector, names, said, len(parts) == 1)
+            if ranked is None:
+                kind = context.answer_kind if len(parts) == 1 else answer_kind(part)
+                missing_kind.append(f"'{part}' asks for {kind}; no admitted sentence has one")
                 composition.uncovered.append(part)
                 continue
-            lead, score = eligible[0]
-            section = context.sections[lead.section_position]
-            chosen = passages_for(lead, section, part, eligible, score, len(parts) == 1)
+            items = ranked.candidates.items
+            pairs = pairs or [
+                [round(items[i].cosine, 4), round(items[i].coverage, 4)]
+                for i in order[:CALIBRATION_PAIRS]
+            ]
+            support.append(_support_detail(part, ranked, order, self))
+            if not ranked.eligible:
+                composition.uncovered.append(part)
+                continue
+            probability = self.answerable(ranked)
+            judged.append(f"'{part}': {probability:.2f}")
+            if probability < self.answerable_threshold:
+                composition.uncovered.append(part)
+                continue
+            # a question of several parts gets one sentence per part; a single one, followers
+            room = self.max_sentences - 1 if len(parts) == 1 else 0
+            chosen = passages_for(ranked, context.sections, part, self.follower, room)
             composition.passages.extend(chosen)
             said.update(s for passage in chosen for s in (*passage.sentences, *passage.listed))
 
@@ -118,12 +131,53 @@ class ExtractiveGenerator(Generator):
             checks.append(Check("answer_kind", not missing_kind or answered, detail))
             if len(missing_kind) == len(parts):
                 return self._refuse("answer_kind", checks)
-        found = bool(composition.passages)
-        checks.append(Check("support", found, "; ".join(support_details), {"pairs": pairs}))
-        if not found:
+        checks.append(Check("support", bool(judged), "; ".join(support), {"pairs": pairs}))
+        if not judged:
             return self._refuse("low_support", checks)
+        found = bool(composition.passages)
+        detail = (
+            f"probability that the site answers {'; '.join(judged)}; "
+            f"threshold {self.answerable_threshold:.2f}"
+        )
+        checks.append(Check("answerable", found, detail))
+        if not found:
+            return self._refuse("unanswerable", checks)
         text, cited = render(composition, context.sections)
         return Draft(text, cited, False, self.name, checks=tuple(checks))
+
+    def rank_part(
+        self,
+        context: Context,
+        part: str,
+        vector: np.ndarray,
+        names: list[str],
+        said: set[str] | frozenset[str] = frozenset(),
+        whole: bool = True,
+    ) -> tuple[Ranked | None, list[int]]:
+        """The part's candidates ranked, and those that may answer it (supported, from a section
+        that mentions the part's names, not said already); None when the part asks for a kind
+        of thing (a phone number, a count of X) that no candidate holds. Also every candidate
+        holding that kind of thing, best first."""
+        found = candidates_and_features(context, vector, part, candidate_kinds(part), self.features)
+        scores = self.ranker.scores(found.matrix, found.names)
+        order = [int(i) for i in np.argsort(-scores, kind="stable")]
+        kind = context.answer_kind if whole else answer_kind(part)
+        if kind:
+            order = [i for i in order if has_answer_kind(kind, found.items[i].text, part)]
+            if not order:
+                return None, []
+        eligible = [
+            i
+            for i in order
+            if found.items[i].text not in said
+            and self.supports(found.items[i])
+            and mentions(context.sections[found.items[i].section_position], names)
+        ]
+        return Ranked(found, scores, eligible), order
+
+    def answerable(self, ranked: Ranked) -> float:
+        """The probability that the site answers the part, from its ranked candidates."""
+        return float(self.answerability.probability(answerable_row(ranked)[None, :])[0])
 
     def supports(self, sentence: Candidate) -> bool:
         """A sentence may answer when it is similar enough and covers enough of the question."""
@@ -185,16 +239,13 @@ def mentions(section: Section, names: list[str]) -> bool:
 
 
 def _support_detail(
-    part: str,
-    ranked: list[tuple[Candidate, float]],
-    supported: int,
-    generator: ExtractiveGenerator,
+    part: str, ranked: Ranked, order: list[int], generator: ExtractiveGenerator
 ) -> str:
-    if not ranked:
+    if not order:
         return f"'{part}': no quotable sentences in the admitted sections"
-    top, score = ranked[0]
+    top, score = ranked.candidates.items[order[0]], ranked.scores[order[0]]
     return (
         f"'{part}': best sentence (ranker score {score:.2f}) cosine {top.cosine:.3f}, coverage "
         f"{top.coverage:.2f}; thresholds {generator.sentence_threshold:.3f} and "
-        f"{generator.coverage_threshold:.2f}; {supported} sentence(s) clear both"
+        f"{generator.coverage_threshold:.2f}; {len(ranked.eligible)} sentence(s) clear both"
     )

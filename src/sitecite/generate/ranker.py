@@ -1,12 +1,14 @@
-"""The answer-sentence ranker: how likely each candidate sentence is to answer the question.
+"""Fitted linear models over named features: the answer-sentence ranker, and the models that
+decide whether to answer at all and whether a second sentence adds to the first.
 
-A linear score over the features of `generate/features.py`, fitted by `bench/train_ranker.py`
-as a pairwise logistic regression (the answering sentence against the others of the same
-question) on SQuAD 2.0's training paragraphs (the sentence holding the answer span is the
-positive) and on the real-site dev question sets (sentences holding a key fact of an expected
-page), never on the example site. The runtime needs only its weights, shipped as
-`data/answer_ranker.json`: standardise, dot product. A score difference of d between two
-sentences means the first answers with odds e^d to one against the second.
+The ranker scores how likely each candidate sentence is to answer the question: a linear score
+over the features of `generate/features.py`, fitted by `bench/train_ranker.py` as a pairwise
+logistic regression (the answering sentence against the others of the same question) on the
+answer data of bench/answerdata and the real sites' dev halves. A score difference of d between
+two sentences means the first answers with odds e^d to one against the second. The other two
+are logistic regressions whose `probability` is compared with their fitted `threshold`
+(`generate/answerable.py`, `generate/follow.py`). The runtime needs only their weights, shipped
+as JSON in `sitecite/data`: standardise, dot product (numpy only).
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ WEIGHTS = "answer_ranker.json"
 
 @dataclass(frozen=True)
 class Ranker:
-    """Fitted weights over named features; `scores` ranks the rows of a feature matrix."""
+    """Fitted weights over named features; `scores` ranks the rows of a feature matrix, and
+    `probability` reads them as a logistic regression's."""
 
     features: tuple[str, ...]  # a subset of FEATURES, chosen when fitting
     mean: np.ndarray
@@ -47,6 +50,15 @@ class Ranker:
             matrix = matrix[:, [list(names).index(name) for name in self.features]]
         return np.asarray(((matrix - self.mean) / self.scale) @ self.coef + self.intercept)
 
+    def probability(self, matrix: np.ndarray) -> np.ndarray:
+        """The logistic probability of each row (columns in the model's own order)."""
+        return np.asarray(1.0 / (1.0 + np.exp(-self.scores(matrix))))
+
+    @property
+    def threshold(self) -> float:
+        """The operating point chosen when fitting (a probability), 0.5 when none was."""
+        return float(self.about.get("threshold", 0.5))
+
     def to_json(self) -> dict[str, Any]:
         return {
             "features": list(self.features),
@@ -58,14 +70,16 @@ class Ranker:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], source: str = WEIGHTS) -> Ranker:
+    def from_json(
+        cls, data: dict[str, Any], source: str = WEIGHTS, known: Sequence[str] = FEATURES
+    ) -> Ranker:
         features = tuple(data.get("features", ()))
-        unknown = [name for name in features if name not in FEATURES]
+        unknown = [name for name in features if name not in known]
         if unknown or not features:
             raise SiteciteError(
                 f"{source}: the ranker uses features this version does not compute "
                 f"({', '.join(unknown) or 'none listed'}); refit it with "
-                "`python bench/train_ranker.py --write`"
+                f"`python bench/{_TRAINERS.get(Path(source).name, 'train_ranker.py')} --write`"
             )
         mean, scale, coef = (
             np.asarray(data[k], dtype=np.float64) for k in ("mean", "scale", "coef")
@@ -79,9 +93,22 @@ class Ranker:
 @lru_cache(maxsize=1)
 def default_ranker() -> Ranker:
     """The ranker shipped with sitecite."""
-    text = resources.files("sitecite").joinpath("data", WEIGHTS).read_text(encoding="utf-8")
-    return Ranker.from_json(json.loads(text))
+    return shipped_model(WEIGHTS, FEATURES)
 
 
-def load_ranker(path: str | Path) -> Ranker:
-    return Ranker.from_json(json.loads(Path(path).read_text(encoding="utf-8")), str(path))
+@lru_cache(maxsize=8)
+def shipped_model(name: str, known: tuple[str, ...]) -> Ranker:
+    """A model shipped in sitecite/data, over features among `known`."""
+    text = resources.files("sitecite").joinpath("data", name).read_text(encoding="utf-8")
+    return Ranker.from_json(json.loads(text), name, known)
+
+
+def load_ranker(path: str | Path, known: Sequence[str] = FEATURES) -> Ranker:
+    return Ranker.from_json(json.loads(Path(path).read_text(encoding="utf-8")), str(path), known)
+
+
+# Which benchmark fits which shipped model (named in the error for an outdated model).
+_TRAINERS = {
+    "answerable.json": "train_answerable.py",
+    "answer_follower.json": "train_answerable.py",
+}

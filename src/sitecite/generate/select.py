@@ -1,9 +1,12 @@
-"""Choosing what to say: the sentence that answers, and at most one that completes it.
+"""Choosing what to say: the sentence that answers, and what completes it.
 
-The ranker's best candidate leads. A lead that ends in a colon ("...mirrored on the Tor network
-at:") is completed by what follows it in its section: the next line, or the list it introduces.
-A "how do I" question whose answer stands in a list gets that list as steps. Otherwise one more
-sentence joins only when the ranker rates it nearly as likely to answer as the lead.
+The ranker's best eligible candidate leads. A lead that ends in a colon ("...mirrored on the Tor
+network at:") is completed by what follows it in its section: the next line, or the list it
+introduces. A "how do I" question whose answer stands in a list gets that list as steps, and so
+does a question whose answer is a list item when the list is what it asks about.
+Otherwise a second sentence joins only when the follower model (`generate/follow.py`) judges
+that it adds what the question asks for, and for a question that asks for steps or a list, a
+third on the same terms; the sentence holding the kind of thing asked for is shown first.
 """
 
 from __future__ import annotations
@@ -11,21 +14,26 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-import numpy as np
-
+from sitecite.generate.answerable import Ranked, expected_column
 from sitecite.generate.compose import Passage
 from sitecite.generate.features import Candidate
-from sitecite.ingest.kinds import DECORATION, HEADING, ITEM, normal_form
+from sitecite.generate.follow import follower_rows
+from sitecite.generate.ranker import Ranker
+from sitecite.ingest.kinds import DECORATION, HEADING, ITEM
 from sitecite.tokens import content_stems
 from sitecite.types import Section
 
 MAX_LIST_ITEMS = 6
-# A second sentence joins when the ranker scores it within this margin of the lead (odds of
-# e^-margin to one against it): tuned on the real-site dev halves (bench/site_answers.py).
-FOLLOW_MARGIN = 1.0
-COMPLETION_POOL = 5  # a completing sentence is one of the best this many
+# A list answers when its heading holds at least this share of the question's rarity-weighted
+# words that the admitted sections use (the list is about what was asked).
+LIST_HEADING_SHARE = 0.5
 _STEPS = re.compile(
     r"\bhow\s+(do|can|should|would)\s+(i|you|we|one)\b|\bhow\s+to\b|\bsteps?\b|\bset\s+up\b",
+    re.IGNORECASE,
+)
+_LIST = re.compile(
+    r"^\W*(list|name)\b|\bwhat\s+(are|were)\b|\bwhich\s+\w+s\b|\b(tools|libraries|packages|"
+    r"steps|ways|things|options|reasons|services|apps)\b",
     re.IGNORECASE,
 )
 
@@ -34,31 +42,72 @@ def asks_for_steps(question: str) -> bool:
     return bool(_STEPS.search(question))
 
 
+def asks_for_many(question: str) -> bool:
+    """Steps, or a list of things ("What tools...", "Which libraries..."): room for a third."""
+    return asks_for_steps(question) or bool(_LIST.search(question))
+
+
 def passages_for(
-    lead: Candidate,
-    section: Section,
+    ranked: Ranked,
+    sections: Sequence[Section],
     question: str,
-    ranked: Sequence[tuple[Candidate, float]],
-    lead_score: float,
-    room_for_follower: bool,
+    follower: Ranker,
+    room: int = 2,
 ) -> list[Passage]:
-    """The lead's passage (completed, or as steps), and perhaps one follower's."""
+    """The lead's passage (completed, or as steps), and at most `room` followers that add to
+    it."""
+    items = ranked.candidates.items
+    lead = items[ranked.eligible[0]]
+    section = sections[lead.section_position]
     following = _following(section, lead.sentence_position)
     if lead.text.rstrip().endswith(":") and following:
-        items = _run_of_items(following)
-        if items:
-            return [Passage(lead.section_position, (lead.text,), tuple(items))]
+        listed = _run_of_items(following)
+        if listed:
+            return [Passage(lead.section_position, (lead.text,), tuple(listed))]
         return [Passage(lead.section_position, (lead.text, following[0][0]))]
-    if asks_for_steps(question):
+    listed_answer = lead.kind == ITEM and _about_the_list(ranked, section, question)
+    if asks_for_steps(question) or listed_answer:
         steps = _steps_around(section, lead)
         if len(steps) > 1:
             return [Passage(lead.section_position, (), tuple(steps))]
-    passages = [Passage(lead.section_position, (lead.text,))]
-    if room_for_follower:
-        follower = _completing(lead, ranked, question) or _follower(lead, ranked, lead_score)
-        if follower is not None:
-            passages.append(Passage(follower.section_position, (follower.text,)))
-    return merge(passages)
+    chosen = followers(ranked, follower, min(room, 2 if asks_for_many(question) else 1))
+    # lead with the answer: a sentence holding the kind of thing asked for (the name for "who",
+    # the number for "how many") goes before one that does not
+    holds = expected_column(ranked.candidates)
+    order = sorted([ranked.eligible[0], *chosen], key=lambda i: -holds[i])
+    return merge([Passage(items[i].section_position, (items[i].text,)) for i in order])
+
+
+def _about_the_list(ranked: Ranked, section: Section, question: str) -> bool:
+    """Whether the list the lead belongs to is what the question asks for: a question for many
+    things, or one whose words (of those the admitted sections use, weighted by rarity) the
+    list's heading mostly holds ("What hardware is in the homelab?" under "Homelab")."""
+    if asks_for_many(question):
+        return True
+    found = ranked.candidates
+    used = {t: v for t, v in found.asked.idf.items() if t in found.seen}
+    heading = content_stems(f"{section.title} {section.heading}")
+    total = sum(used.values())
+    held = sum(v for t, v in used.items() if t in heading)
+    return total > 0 and held / total >= LIST_HEADING_SHARE
+
+
+def followers(ranked: Ranked, follower: Ranker, most: int) -> list[int]:
+    """Up to `most` sentences after the lead (indexes into the candidates), each the likeliest to
+    add what the question asks for given what is said already, while that likelihood clears the
+    model's threshold."""
+    lead = ranked.eligible[0]
+    said: list[int] = []
+    for _ in range(most):
+        pool, rows = follower_rows(ranked, lead, said)
+        if not pool:
+            break
+        probabilities = follower.probability(rows)
+        best = int(probabilities.argmax())
+        if probabilities[best] < follower.threshold:
+            break
+        said.append(pool[best])
+    return said
 
 
 def _following(section: Section, position: int) -> list[tuple[str, str]]:
@@ -98,41 +147,8 @@ def _steps_around(section: Section, lead: Candidate) -> list[str]:
     return list(section.sentences[start:end])[:MAX_LIST_ITEMS]
 
 
-def _completing(
-    lead: Candidate, ranked: Sequence[tuple[Candidate, float]], question: str
-) -> Candidate | None:
-    """Among the few best-ranked sentences, the one that covers most of the question's words the
-    lead leaves out: what completes the answer ("...and where do the backups end up?")."""
-    asked = set(content_stems(question))
-    left = asked - set(content_stems(lead.text))
-    if not left or len(left) == len(asked):
-        return None
-    said = normal_form(lead.text)
-    best, gained = None, 0
-    for candidate, _ in ranked[:COMPLETION_POOL]:
-        if candidate is lead or normal_form(candidate.text) == said:
-            continue
-        covered = len(left & set(content_stems(candidate.text)))
-        if covered > gained:
-            best, gained = candidate, covered
-    return best
-
-
-def _follower(
-    lead: Candidate, ranked: Sequence[tuple[Candidate, float]], lead_score: float
-) -> Candidate | None:
-    floor = lead_score - FOLLOW_MARGIN
-    said = normal_form(lead.text)
-    for candidate, score in ranked:
-        if score < floor:
-            return None
-        if candidate is not lead and normal_form(candidate.text) != said:
-            return candidate
-    return None
-
-
 def merge(passages: Sequence[Passage]) -> list[Passage]:
-    """Passages of the same section joined, in reading order, so each gets one label."""
+    """Passages of the same section joined (the lead's first), so each section gets one label."""
     merged: list[Passage] = []
     for passage in passages:
         same = next((p for p in merged if p.section_position == passage.section_position), None)
@@ -142,10 +158,3 @@ def merge(passages: Sequence[Passage]) -> list[Passage]:
         index = merged.index(same)
         merged[index] = Passage(same.section_position, same.sentences + passage.sentences)
     return merged
-
-
-def ranked_candidates(
-    candidates: Sequence[Candidate], scores: np.ndarray
-) -> list[tuple[Candidate, float]]:
-    order = np.argsort(-scores, kind="stable")
-    return [(candidates[i], float(scores[i])) for i in order]

@@ -44,6 +44,9 @@ _META = re.compile(
     r"|\bI\s+(?:can\s*n[o'’]?t|cannot|could\s*n[o'’]?t)\s+find\b",
     re.IGNORECASE,
 )
+# The label an extractive passage starts with ("On *Uses › Homelab*: ..."): where the quote
+# comes from, not a claim (a page title's words are not the author's statement).
+_PASSAGE_LABEL = re.compile(r"^On \*[^*\n]+\*:\s*")
 _CLAUSES = re.compile(r"\s*(?:;|:|,?\s+but\s+|,?\s+though\s+|,?\s+although\s+|,\s+so\s+)\s*")
 
 
@@ -89,7 +92,7 @@ def draft_sentences(answer: str) -> list[DraftSentence]:
         markers = tuple(
             dict.fromkeys(int(n) for g in _MARKER.findall(span) for n in re.split(r"[,;]", g))
         )
-        clean = " ".join(_MARKER.sub(" ", span).split())
+        clean = _PASSAGE_LABEL.sub("", " ".join(_MARKER.sub(" ", span).split()))
         clean = re.sub(
             r"\s+(?=[.,;:!?](?:\s|$))", "", clean
         )  # "done [1]." -> "done." (".zip" stays)
