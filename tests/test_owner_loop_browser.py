@@ -19,7 +19,7 @@ from sitecite.serve.server import serve_in_thread
 pytestmark = pytest.mark.browser
 
 FIRST = "How did she stop shoppers from getting charged twice when they double-clicked pay?"
-FOLLOW_UP = "What framework did they build it in?"
+FOLLOW_UP = "What does that company sell?"
 FOCUSED = """() => {
   const root = document.querySelector("sitecite-palette").shadowRoot;
   const f = root.activeElement;
@@ -93,7 +93,7 @@ def test_ask_rate_follow_up_then_the_lab_shows_it_all(
     page.keyboard.type(FOLLOW_UP)
     page.keyboard.press("Enter")
     expect(page.locator(f"{widget} .panel")).to_have_attribute("data-state", "answer")
-    expect(page.locator(f"{widget} .answer")).to_contain_text("Remix")
+    expect(page.locator(f"{widget} .answer")).to_contain_text("furniture")
     expect(page.locator(f"{widget} .transcript li")).to_have_count(1)
     expect(page.locator(f"{widget} .transcript")).to_contain_text(FIRST)
     sources = page.locator(f"{widget} .sources a")

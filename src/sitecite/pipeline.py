@@ -176,6 +176,7 @@ def answer(
             answer_kind=screen.answer_kind or answer_kind(reading.answer),
             history=tuple(history),
             asked=question,
+            followup=reading.kind,
         )
         context_sections = context.sections
         checks.append(check)

@@ -17,7 +17,8 @@ class Context:
     """The question and exactly the sections admitted for it; nothing else reaches a generator.
 
     For a follow-up, `question` is what the answerer should cover (see sitecite.followup),
-    `asked` the visitor's own words and `history` the earlier turns, oldest first."""
+    `asked` the visitor's own words, `history` the earlier turns, oldest first, and `followup`
+    how the question was read with them ("pointer", "ellipsis", or "" when it stands alone)."""
 
     question: str
     query_vector: np.ndarray
@@ -28,6 +29,7 @@ class Context:
     answer_kind: str = ""
     history: tuple[Turn, ...] = ()
     asked: str = ""
+    followup: str = ""
 
 
 class Generator(ABC):

@@ -116,7 +116,10 @@ class ExtractiveGenerator(Generator):
                 continue
             probability = self.answerable(ranked)
             judged.append(f"'{part}': {probability:.2f}")
-            if probability < self.answerable_threshold:
+            # the model was fitted on questions that stand alone; a follow-up's own words
+            # ("What does that company sell?") point at the pages the previous answer cited,
+            # which the pipeline has already confined it to, so it is not asked there
+            if probability < self.answerable_threshold and not context.followup:
                 composition.uncovered.append(part)
                 continue
             # a question of several parts gets one sentence per part; a single one, followers
