@@ -69,7 +69,7 @@ FEATURE_SETS: dict[str, tuple[str, ...] | None] = {
     "+ section, position, neighbours, kind": (*CLOSENESS, *ADDS, *EXPECTED, *STRUCTURE),
     "every feature": None,
 }
-CHOSEN = "+ section, position, neighbours, kind"
+CHOSEN = "+ expected answer type"
 
 
 def columns(names: Sequence[str] | None) -> tuple[tuple[str, ...], list[int]]:
