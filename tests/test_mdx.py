@@ -89,3 +89,47 @@ def test_exported_metadata_reads_like_front_matter_without_overriding_it() -> No
 def test_dollar_signs_in_prose_are_not_math() -> None:
     out = convert_mdx("It costs $5 and $10 per seat.\n\nMath: $x^2$ stays.\n").markdown
     assert out == "It costs $5 and $10 per seat.\n\nMath: $x^2$ stays.\n"
+
+
+FOOTNOTES = """---
+title: Benchmarks
+---
+
+## Setup
+
+Single machines scale far now.^[A 240 GB machine with *64 vCPUs* costs about $1.5k a month.]
+The packages read files differently.[^io] Some are slow.
+
+- graph-tool[^c]
+- networkx
+
+[^io]: Three of them call C libraries to read the files.
+[^c]: Written in C++ with a Python API.
+
+## Results
+
+Networkx was the slowest again.[^io]
+"""
+
+
+def test_footnotes_leave_the_sentence_and_follow_it_in_its_section(tmp_path: Path) -> None:
+    (tmp_path / "bench.mdx").write_text(FOOTNOTES, encoding="utf-8")
+    result = load_site(tmp_path, "https://x.example")
+    assert result.problems == []
+    by_id = {s.id: s for s in result.sections}
+    setup, results = by_id["bench#setup"], by_id["bench#results"]
+    assert "^[" not in setup.text and "[^" not in setup.text and "[^" not in results.text
+    lines = setup.text.splitlines()
+    assert (
+        lines[0]
+        == "Single machines scale far now. The packages read files differently. Some are slow."
+    )
+    assert lines[1:3] == [
+        "A 240 GB machine with 64 vCPUs costs about $1.5k a month.",
+        "Three of them call C libraries to read the files.",
+    ], "the paragraph's notes follow it, in the order it refers to them"
+    assert lines.index("Written in C++ with a Python API.") > lines.index("networkx"), (
+        "a list's notes follow the whole list"
+    )
+    assert results.text == "Networkx was the slowest again.", "a note is placed once"
+    assert all(report.retention > 0.9 for report in result.files)

@@ -3,7 +3,10 @@
 Structure becomes prose before anything is embedded: a table row becomes one
 sentence, a nested list item becomes "item: child; child". Fenced code is left
 out of the prose (it is counted in the page metadata) because it drowns the
-sentences a visitor's question is about.
+sentences a visitor's question is about. A footnote (`[^label]` with its
+definition, or inline `^[...]`) is taken out of the sentence that refers to it
+and follows that sentence's paragraph as a paragraph of its own, in the same
+section.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 import yaml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from mdit_py_plugins.footnote import footnote_plugin
 
 from sitecite.errors import IngestError
 from sitecite.ingest.html import html_fragment_text
@@ -60,6 +64,7 @@ def normalise_yaml(value: Any) -> Any:
 
 def make_parser(mdx: bool) -> MarkdownIt:
     parser = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    parser.use(footnote_plugin)
     if mdx:
         parser.disable("code")  # MDX has no indented code blocks; JSX children are indented
     return parser
@@ -69,6 +74,11 @@ _CONTENTS = re.compile(r"\b(contents|on this page|in this (post|article))\b", re
 _READING = re.compile(
     r"\b(further|more|additional)\s+reading\b|\b(references|resources|links|see also|related)\b",
     re.IGNORECASE,
+)
+# where the footnotes a paragraph, list, table or quotation referred to are placed
+_NOTES_AFTER = (
+    *("paragraph_close", "bullet_list_close", "ordered_list_close"),
+    *("table_close", "blockquote_close"),
 )
 LINK_SHARE = 0.6  # a line whose letters are mostly link text is a link title, not prose
 TITLE_WORDS = 6  # a linked list item this long is another page's title, not a thing's name
@@ -117,6 +127,21 @@ class _Builder:
     row: list[str] | None = None
     code_blocks: int = 0
     first_h1: str = ""
+    notes: dict[int, str] = field(default_factory=dict)  # footnote id -> its text
+    pending: list[int] = field(default_factory=list)  # footnotes referred to, not yet placed
+    placed: set[int] = field(default_factory=set)
+
+    def place_notes(self) -> None:
+        """The footnotes referred to so far, each once, as paragraphs after the one that
+        referred to them (not inside a list or a table)."""
+        if self.items or self.row is not None or self.table is not None:
+            return
+        for note in self.pending:
+            if note not in self.placed and self.notes.get(note):
+                self.placed.add(note)
+                self.part(self.notes[note], PROSE)
+                self.part("", "")
+        self.pending.clear()
 
     def flush(self) -> None:
         kept = [(p, k) for p, k in zip(self.parts, self.kinds, strict=True) if p.strip()]
@@ -172,11 +197,14 @@ class _Letters:
         return PROSE
 
 
-def _inline_text(token: Token, keep_struck: bool = False) -> tuple[str, str]:
+def _inline_text(
+    token: Token, keep_struck: bool = False, notes: list[int] | None = None
+) -> tuple[str, str]:
     """Plain text of an inline token (links keep their text, images their alt, code its content)
     and its structural kind: prose, a link title, a contents entry, an image caption.
 
-    Struck-through text is left out of prose but kept in headings, whose anchors include it."""
+    Struck-through text is left out of prose but kept in headings, whose anchors include it.
+    Footnote references leave no mark; their ids are appended to `notes`."""
     out: list[str] = []
     letters = _Letters()
     struck = links = emphasis = 0
@@ -205,6 +233,8 @@ def _inline_text(token: Token, keep_struck: bool = False) -> tuple[str, str]:
             out.append(text)
         elif kind in ("softbreak", "hardbreak", "html_inline"):
             out.append(" ")
+        elif kind == "footnote_ref" and notes is not None:
+            notes.append(int(child.meta["id"]))
     text = "".join(out)
     return text, letters.kind(text)
 
@@ -213,11 +243,16 @@ def markdown_blocks(
     body: str, title: str, line_offset: int, mdx: bool
 ) -> tuple[list[Block], dict[str, Any]]:
     """Parse Markdown into blocks; returns (blocks, extra metadata such as the first h1)."""
-    tokens = make_parser(mdx).parse(body)
+    tokens = make_parser(mdx).parse(body, {})
     builder = _Builder(title=title, line_offset=line_offset)
+    tokens, builder.notes = _footnotes(tokens)
     in_heading: Token | None = None
     for token in tokens:
         kind = token.type
+        if builder.pending and kind in _NOTES_AFTER:
+            _close(builder, token)
+            builder.place_notes()
+            continue
         if kind == "heading_open":
             in_heading = token
         elif kind == "inline" and in_heading is not None:
@@ -225,23 +260,50 @@ def markdown_blocks(
             _start_heading(builder, in_heading, heading.strip())
             in_heading = None
         elif kind == "inline":
-            builder.add(*_inline_text(token))
+            builder.add(*_inline_text(token, notes=builder.pending))
         elif kind in ("fence", "code_block"):
             builder.code_blocks += 1
         elif kind == "html_block":
             for line in html_fragment_text(token.content).splitlines():
                 builder.add(line)
-        elif (
-            kind in ("paragraph_close", "blockquote_close")
-            and not builder.items
-            and builder.row is None
-        ):
-            builder.part("", "")
         else:
-            _structure(builder, token)
+            _close(builder, token)
+    builder.place_notes()
     builder.flush()
     extra = {"code_blocks": builder.code_blocks, "first_h1": builder.first_h1}
     return builder.blocks, extra
+
+
+def _close(builder: _Builder, token: Token) -> None:
+    """A token that is not text: a paragraph's end is a break, the rest is structure."""
+    if (
+        token.type in ("paragraph_close", "blockquote_close")
+        and not builder.items
+        and builder.row is None
+    ):
+        builder.part("", "")
+    else:
+        _structure(builder, token)
+
+
+def _footnotes(tokens: list[Token]) -> tuple[list[Token], dict[int, str]]:
+    """The document without its footnote block, and each footnote's text by id."""
+    notes: dict[int, list[str]] = {}
+    body: list[Token] = []
+    current: int | None = None
+    inside = False
+    for token in tokens:
+        if token.type == "footnote_block_open":
+            inside = True
+        elif token.type == "footnote_block_close":
+            inside = False
+        elif token.type == "footnote_open":
+            current = int(token.meta["id"])
+        elif inside and token.type == "inline" and current is not None:
+            notes.setdefault(current, []).append(_inline_text(token)[0])
+        elif not inside:
+            body.append(token)
+    return body, {n: " ".join(" ".join(parts).split()) for n, parts in notes.items()}
 
 
 def _start_heading(builder: _Builder, token: Token, text: str) -> None:
