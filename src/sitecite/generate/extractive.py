@@ -124,7 +124,9 @@ class ExtractiveGenerator(Generator):
                 continue
             # a question of several parts gets one sentence per part; a single one, followers
             room = self.max_sentences - 1 if len(parts) == 1 else 0
-            chosen = passages_for(ranked, context.sections, part, self.follower, room)
+            chosen = passages_for(
+                ranked, context.sections, part, self.follower, room, keep_lead=lead is not None
+            )
             composition.passages.extend(chosen)
             said.update(s for passage in chosen for s in (*passage.sentences, *passage.listed))
 

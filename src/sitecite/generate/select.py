@@ -53,9 +53,10 @@ def passages_for(
     question: str,
     follower: Ranker,
     room: int = 2,
+    keep_lead: bool = False,
 ) -> list[Passage]:
     """The lead's passage (completed, or as steps), and at most `room` followers that add to
-    it."""
+    it; `keep_lead` keeps the lead first (a page's summary before any detail)."""
     items = ranked.candidates.items
     lead = items[ranked.eligible[0]]
     section = sections[lead.section_position]
@@ -74,7 +75,9 @@ def passages_for(
     # lead with the answer: a sentence holding the kind of thing asked for (the name for "who",
     # the number for "how many") goes before one that does not
     holds = expected_column(ranked.candidates)
-    order = sorted([ranked.eligible[0], *chosen], key=lambda i: -holds[i])
+    order = [ranked.eligible[0], *chosen]
+    if not keep_lead:
+        order.sort(key=lambda i: -holds[i])
     return merge([Passage(items[i].section_position, (items[i].text,)) for i in order])
 
 
