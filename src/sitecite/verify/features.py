@@ -2,10 +2,9 @@
 on say (sitecite.verify.align's coverage, with the site's word vectors for paraphrase), what
 the exact checks found (a figure, a name or a stance its sources do not hold), what it holds
 that its best one or two sentences do not, how much better an uncited section would have
-matched (a claim cited to the wrong source), which way round it puts its source's words and
-which change-of-state or degree words it adds ("still" for "no longer"), and how it compares
-with the other claims of its answer (a model paraphrases a whole answer alike, so the one
-sentence that says less of its sources than its neighbours stands out).
+matched (a claim cited to the wrong source), and how it compares with the other claims of
+its answer (a model paraphrases a whole answer alike, so the one sentence that says less of
+its sources than its neighbours stands out).
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from collections.abc import Sequence
 from sitecite.facts import holds
 from sitecite.polarity import NEGATORS
 from sitecite.tokens import names, tokenize
-from sitecite.verify.order import shifts, turned
 from sitecite.verify.sources import Evidence, Reading
 
 LEXICAL = (
@@ -36,9 +34,6 @@ LEXICAL = (
     "names_pair",
     "imported",
     "novel",
-    "turned",
-    "shift_claim",
-    "shift_source",
 )
 # Features also read relative to the answer's other claims ("relative_coverage"), and how many
 # claims the answer makes.
@@ -82,19 +77,6 @@ def lexical_features(
             _negations(claim.text) - max((_negations(r.text) for r in pair), default=0)
         ),
         **_beyond(claim, pair, evidence),
-        **_placed(claim, pair),
-    }
-
-
-def _placed(claim: Reading, pair: Sequence[Reading]) -> dict[str, float]:
-    """Which way round the claim puts the words of its best one or two sentences, and the
-    change-of-state and degree words it adds or leaves out (sitecite.verify.order)."""
-    texts = [r.text for r in pair]
-    said, given = shifts(claim.text, texts)
-    return {
-        "turned": float(turned(claim.text, texts)),
-        "shift_claim": float(said),
-        "shift_source": float(given),
     }
 
 
