@@ -38,6 +38,7 @@ from sitecite.generate.features import (
 )
 from sitecite.generate.follow import NEEDS as FOLLOWER_NEEDS
 from sitecite.generate.follow import default_follower
+from sitecite.generate.overview import lead_with, overview_lead, overview_topic
 from sitecite.generate.ranker import Ranker, default_ranker
 from sitecite.generate.select import passages_for
 from sitecite.screen import answer_kind, has_answer_kind
@@ -62,7 +63,9 @@ class ExtractiveGenerator(Generator):
         answerability: Ranker | None = None,
         follower: Ranker | None = None,
         answerable_threshold: float | None = None,
+        overview: bool = True,
     ) -> None:
+        self.overview = overview  # a question about a whole page is led by its summary
         self.sentence_threshold = sentence_threshold
         self.coverage_threshold = coverage_threshold
         self.max_sentences = max_sentences
@@ -111,15 +114,12 @@ class ExtractiveGenerator(Generator):
                 for i in order[:CALIBRATION_PAIRS]
             ]
             support.append(_support_detail(part, ranked, order, self))
-            if not ranked.eligible:
-                composition.uncovered.append(part)
-                continue
-            probability = self.answerable(ranked)
-            judged.append(f"'{part}': {probability:.2f}")
-            # the model was fitted on questions that stand alone; a follow-up's own words
-            # ("What does that company sell?") point at the pages the previous answer cited,
-            # which the pipeline has already confined it to, so it is not asked there
-            if probability < self.answerable_threshold and not context.followup:
+            topic = overview_topic(part) if self.overview and len(parts) == 1 else ""
+            lead = overview_lead(ranked, context.sections, topic) if topic else None
+            if lead is not None:  # a question about a whole page: its summary leads
+                ranked = lead_with(ranked, lead)
+                judged.append(f"'{part}': asks about a page the context holds")
+            elif not self.judged_answerable(context, part, ranked, judged):
                 composition.uncovered.append(part)
                 continue
             # a question of several parts gets one sentence per part; a single one, followers
@@ -177,6 +177,20 @@ class ExtractiveGenerator(Generator):
             and mentions(context.sections[found.items[i].section_position], names)
         ]
         return Ranked(found, scores, eligible), order
+
+    def judged_answerable(
+        self, context: Context, part: str, ranked: Ranked, judged: list[str]
+    ) -> bool:
+        """Whether the part may be answered: some candidate may answer it and the
+        answerability model gives it at least the threshold (its judgement goes to `judged`).
+        The model was fitted on questions that stand alone; a follow-up's own words ("What
+        does that company sell?") point at the pages the previous answer cited, which the
+        pipeline has already confined it to, so it is not asked there."""
+        if not ranked.eligible:
+            return False
+        probability = self.answerable(ranked)
+        judged.append(f"'{part}': {probability:.2f}")
+        return probability >= self.answerable_threshold or bool(context.followup)
 
     def answerable(self, ranked: Ranked) -> float:
         """The probability that the site answers the part, from its ranked candidates."""
