@@ -1,7 +1,7 @@
 """The fitted support model and what it reads: the shipped weights load and match the features
 the verifier computes; the fatal exact checks; the contextual word matches of the bundled
-model (real model, one thread); and the training script, which refits it from labelled
-replies on their dev half only."""
+model (real model, one thread); the opt-in word-order features; and the training script,
+which refits it from labelled replies on their dev half only."""
 
 from __future__ import annotations
 

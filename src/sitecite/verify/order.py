@@ -1,5 +1,5 @@
-"""What a claim says beyond its source's words: a claim can use only the words of the sentences
-it rests on and still turn them around. It reverses a pair ("favoured specificity over
+"""Which way round a claim puts its source's words: a claim can use only the words of the
+sentences it rests on and still turn them around. It reverses a pair ("favoured specificity over
 sensitivity" for "prioritise sensitivity over specificity"), or says a change-of-state or degree
 word its source does not ("still needed its own folder" for "no longer needed its own folder",
 "the only resolver he would trust").
