@@ -11,7 +11,8 @@ of unsupported sentences caught minus the share of supported ones dropped (or, w
 `--max-drop`, the most caught with at most that share dropped). The test
 halves are scored once, with the model refitted on all dev sentences.
 
-    python bench/train_verifier.py [FILES...] [--contextual LAYERS] [--max-drop F] [--write]
+    python bench/train_verifier.py [FILES...] [--contextual LAYERS] [--order] [--max-drop F]
+        [--write]
 
 Without FILES: the example site's set and the five sets of bench/replies (the hand-written
 example answers are dev only). `--write` stores the model in the package.
@@ -41,6 +42,7 @@ from sitecite.verify import SupportModel, Verifier
 from sitecite.verify.contextual import CONTEXTUAL
 from sitecite.verify.features import LEXICAL, RELATIVE
 from sitecite.verify.model import MODEL_FILE
+from sitecite.verify.order import ORDER
 
 ROOT = Path(__file__).resolve().parent
 DEFAULT_FILES = [
@@ -213,6 +215,11 @@ def main(argv: list[str] | None = None) -> int:
         help="also read contextual word matches, from this many of the model's layers",
     )
     parser.add_argument(
+        "--order",
+        action="store_true",
+        help="also read word order and change-of-state words (sitecite.verify.order)",
+    )
+    parser.add_argument(
         "--max-drop",
         type=float,
         help="choose the threshold catching most with at most this share of supported claims "
@@ -227,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         if not path.exists():
             sys.exit(f"{path}: no such file")
     layers = args.contextual or 0
-    names = feature_names(layers > 0)
+    names = feature_names(layers > 0, args.order)
     encoder = TokenEncoder(bundled_minilm_path(), layers) if layers else None
     recorder = SupportModel.blank(names, layers)
     verifier = Verifier(model=recorder, encoder=encoder, decide=False)
@@ -255,10 +262,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def feature_names(contextual: bool) -> tuple[str, ...]:
-    """What the model reads: the lexical features, the contextual ones when asked for, each
-    relative one whose feature is read, and the answer's number of claims."""
-    names = LEXICAL + (CONTEXTUAL if contextual else ())
+def feature_names(contextual: bool, order: bool = False) -> tuple[str, ...]:
+    """What the model reads: the lexical features, the contextual and word-order ones when
+    asked for, each relative one whose feature is read, and the answer's number of claims."""
+    names = LEXICAL + (CONTEXTUAL if contextual else ()) + (ORDER if order else ())
     return (*names, *(f"relative_{n}" for n in RELATIVE if n in names), "claims")
 
 

@@ -1,7 +1,7 @@
 """The fitted support model and what it reads: the shipped weights load and match the features
 the verifier computes; the fatal exact checks; the contextual word matches of the bundled
-model (real model, one thread); and the training script, which refits it from labelled
-replies on their dev half only."""
+model (real model, one thread); the opt-in word-order features; and the training script,
+which refits it from labelled replies on their dev half only."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from sitecite.errors import SiteciteError
 from sitecite.verify import SupportModel, Verifier
 from sitecite.verify.contextual import CONTEXTUAL
 from sitecite.verify.model import shipped_model
+from sitecite.verify.order import ORDER, shifts, turned
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -99,6 +100,24 @@ def test_a_paraphrase_matches_better_in_context_than_an_added_detail(evidence) -
     ours, theirs = paraphrase.sentences[0].features, added.sentences[0].features
     assert ours is not None and theirs is not None and set(CONTEXTUAL) <= set(ours)
     assert theirs["weak"] > ours["weak"] and theirs["match_min"] < ours["match_min"]
+
+
+def test_word_order_and_change_words_are_read_against_the_source() -> None:
+    source = ["The UCF model seems to prioritise sensitivity over specificity."]
+    assert turned("UCF favoured specificity over sensitivity.", source) == 1
+    assert turned("UCF put sensitivity before specificity.", source) == 0
+    no_longer = ["Each component no longer needed its own folder."]
+    assert shifts("Each component still needed its own folder.", no_longer) == (1, 1)
+    assert shifts("No component needed its own folder any longer.", no_longer) == (0, 0)
+
+
+def test_a_model_reading_word_order_makes_the_verifier_compute_it(evidence) -> None:
+    text = "Searches with no results fell from 18.4% to 3.1% [1]."
+    plain = verify(evidence, text).sentences[0].features
+    assert plain is not None and not set(ORDER) & set(plain)  # the shipped model does not
+    recorder = SupportModel.blank((*shipped_model().features, *ORDER), 0)
+    ordered = verify(evidence, text, model=recorder, decide=False).sentences[0].features
+    assert ordered is not None and set(ORDER) <= set(ordered)
 
 
 def test_the_training_script_fits_on_dev_and_reports_every_half(tmp_path: Path) -> None:

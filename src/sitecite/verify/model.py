@@ -23,9 +23,10 @@ import numpy as np
 from sitecite.errors import SiteciteError
 from sitecite.verify.contextual import CONTEXTUAL
 from sitecite.verify.features import LEXICAL, RELATIVE
+from sitecite.verify.order import ORDER
 
 MODEL_FILE = "support_model.json"
-KNOWN = (*LEXICAL, *CONTEXTUAL, *(f"relative_{n}" for n in RELATIVE), "claims")
+KNOWN = (*LEXICAL, *CONTEXTUAL, *ORDER, *(f"relative_{n}" for n in RELATIVE), "claims")
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,11 @@ class SupportModel:
     def contextual(self) -> bool:
         """Whether it reads contextual word matches (and so needs the encoder)."""
         return any(f in CONTEXTUAL for f in self.features)
+
+    @property
+    def order(self) -> bool:
+        """Whether it reads word order and change-of-state words (sitecite.verify.order)."""
+        return any(f in ORDER for f in self.features)
 
     def matrix(self, claims: Sequence[dict[str, float]]) -> np.ndarray:
         """Its features of each claim, one row each, in its order."""

@@ -32,6 +32,7 @@ from sitecite.verify.contextual import Match, candidates, contextual_features, m
 from sitecite.verify.draft import DraftSentence, draft_sentences, join, meta_clauses, renumbered
 from sitecite.verify.features import lexical_features, relative, uncited_gain
 from sitecite.verify.model import SupportModel, shipped_model
+from sitecite.verify.order import order_features
 from sitecite.verify.sources import Evidence, Reading, read
 
 CHECK_NAMES = ("citations", "numbers", "names", "polarity", "support", "instructions")
@@ -163,6 +164,8 @@ class Verifier:
             )
             if found is not None:
                 verdict.features |= contextual_features(found[0])
+            if self.model.order:
+                verdict.features |= order_features(alignment.claim, pair)
         features = [v.features for v in claims if v.features is not None]
         relative(features)
         for verdict, probability in zip(claims, self.model.probability(features), strict=True):
