@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from rich.console import Console
@@ -51,3 +52,20 @@ def percentiles_ms(seconds: Sequence[float]) -> tuple[float, float]:
     values = np.asarray(seconds, dtype=np.float64) * 1000.0
     p50, p95 = np.percentile(values, [50, 95])
     return float(p50), float(p95)
+
+
+def question_context(engine: Any, question: str) -> tuple[Any, Any]:
+    """The question's vector and the context `pipeline.answer` would build for it (planted
+    instructions quarantined), or None for the context when nothing passes the gate."""
+    from sitecite.pipeline import admitted_context
+    from sitecite.retrieve import search
+    from sitecite.screen import screen_question
+
+    vector = engine.embedder.embed_query(question)
+    settings = engine.settings
+    hits = search(engine.index, vector, question, settings.k, engine.threshold, settings.retrieve)
+    admitted = [h for h in hits.hits if h.admitted]
+    if not admitted:
+        return vector, None
+    context, _ = admitted_context(engine, question, vector, admitted, screen_question(question))
+    return vector, context

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import train_ranker
 from _answerdata import load, site_engine
-from _common import CACHE
+from _common import CACHE, question_context
 from _ranker_data import QUESTIONS, REAL_SITES, collect
 
 SITES = train_ranker.SITES
@@ -86,26 +86,13 @@ def decide(
     from sitecite.generate.evidence import question_parts
     from sitecite.generate.extractive import part_names, unknown_names
     from sitecite.generate.follow import follower_rows
-    from sitecite.pipeline import admitted_context
-    from sitecite.retrieve import search
-    from sitecite.screen import screen_question
 
     decision = Decision(site, origin, question, answerable, must_contain=must_contain)
     decision.groups = len(must_contain)
-    vector = engine.embedder.embed_query(question)
-    hits = search(
-        engine.index,
-        vector,
-        question,
-        engine.settings.k,
-        engine.threshold,
-        engine.settings.retrieve,
-    ).hits
-    admitted = [h for h in hits if h.admitted]
-    if not admitted:
+    vector, context = question_context(engine, question)
+    if context is None:
         decision.refused_early = True
         return decision
-    context, _ = admitted_context(engine, question, vector, admitted, screen_question(question))
     if unknown_names(context):
         decision.refused_early = True
         return decision

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
-from _common import CACHE, REPO
+from _common import CACHE, REPO, question_context
 
 sys.path.insert(0, str(REPO / "tests"))
 from scripted_llm import CORRUPTIONS, ScriptedLLM, corrupt, faithful  # noqa: E402
@@ -39,9 +39,7 @@ from sitecite.generate import Context  # noqa: E402
 from sitecite.generate.prompts import parse_reply  # noqa: E402
 from sitecite.index.build import build_index  # noqa: E402
 from sitecite.index.store import load_index  # noqa: E402
-from sitecite.pipeline import Engine, admitted_context, answer  # noqa: E402
-from sitecite.retrieve import search  # noqa: E402
-from sitecite.screen import screen_question  # noqa: E402
+from sitecite.pipeline import Engine, answer  # noqa: E402
 from sitecite.verify import CHECK_NAMES, SentenceVerdict, draft_sentences  # noqa: E402
 from sitecite.verify.model import shipped_model  # noqa: E402
 
@@ -92,22 +90,8 @@ def engine_for(server: ScriptedLLM) -> Engine:
 
 def contexts(engine: Engine, questions: list[str]) -> list[Context]:
     """The context `answer` would build for each question (gate passed), without answering."""
-    out = []
-    for question in questions:
-        vector = engine.embedder.embed_query(question)
-        hits = search(
-            engine.index,
-            vector,
-            question,
-            engine.settings.k,
-            engine.threshold,
-            engine.settings.retrieve,
-        ).hits
-        admitted = [h for h in hits if h.admitted]
-        if admitted:
-            screen = screen_question(question)
-            out.append(admitted_context(engine, question, vector, admitted, screen)[0])
-    return out
+    found = (question_context(engine, question)[1] for question in questions)
+    return [context for context in found if context is not None]
 
 
 Scored = tuple[list[SentenceVerdict], list[tuple[str, SentenceVerdict]], list[tuple[float, ...]]]
