@@ -31,6 +31,21 @@ CHROMIUM_ARGS = [
 ]
 
 
+def engine_for_pages(root: Path, pages: dict[str, str], embedder: Any, settings: Settings) -> Any:
+    """An engine over a small site written for one test module: `pages` maps a path under
+    `root` to its text; the index is built beside `root`."""
+    from sitecite.index.build import build_index
+    from sitecite.pipeline import Engine
+
+    for name, text in pages.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    index = root.parent / f"{root.name}-index"
+    build_index(root, index, embedder)
+    return Engine.load(index, settings)
+
+
 def shared_data(*parts: str) -> Path:
     """A folder of ../shared/data, or skip the test with a message saying what is missing."""
     path = SHARED_DATA.joinpath(*parts)

@@ -6,11 +6,11 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import engine_for_pages
 
 from sitecite.config import Settings
 from sitecite.embed import Embedder
 from sitecite.eval.presentable import presentable, quoted_pieces
-from sitecite.index.build import build_index
 from sitecite.ingest.kinds import normal_form
 from sitecite.pipeline import Engine, answer
 
@@ -80,16 +80,14 @@ Welcome to Quiet Circuits, my notebook.
 def site_engine(
     embedder: Embedder, settings: Settings, tmp_path_factory: pytest.TempPathFactory
 ) -> Engine:
-    root = tmp_path_factory.mktemp("site")
-    (root / "uses.md").write_text(USES)
-    (root / "notes").mkdir()
-    (root / "notes" / "hugo-to-nextjs.md").write_text(MOVE)
-    (root / "notes" / "scans.md").write_text(SCANS)
-    (root / "authors").mkdir()
-    (root / "authors" / "default.md").write_text(AUTHOR)
-    index = root.parent / "index"
-    build_index(root, index, embedder)
-    return Engine.load(index, settings)
+    pages = {
+        "uses.md": USES,
+        "notes/hugo-to-nextjs.md": MOVE,
+        "notes/scans.md": SCANS,
+        "authors/default.md": AUTHOR,
+    }
+    engine: Engine = engine_for_pages(tmp_path_factory.mktemp("site"), pages, embedder, settings)
+    return engine
 
 
 def test_a_list_item_answers_and_says_where_it_comes_from(site_engine: Engine) -> None:

@@ -4,11 +4,11 @@ through the real pipeline and model; any other question is left to the ranker.""
 from __future__ import annotations
 
 import pytest
+from conftest import engine_for_pages
 
 from sitecite.config import Settings
 from sitecite.embed import Embedder
 from sitecite.generate.overview import overview_topic
-from sitecite.index.build import build_index
 from sitecite.pipeline import Engine, answer
 
 GRAPHS = """---
@@ -53,13 +53,10 @@ The second version adds a piezo buzzer and runs from a rechargeable battery.
 def overview_engine(
     embedder: Embedder, settings: Settings, tmp_path_factory: pytest.TempPathFactory
 ) -> Engine:
+    pages = {"graphs.md": GRAPHS, "timer.md": KITCHEN, "timer-2.md": SEQUEL}
     root = tmp_path_factory.mktemp("overview-site")
-    (root / "graphs.md").write_text(GRAPHS)
-    (root / "timer.md").write_text(KITCHEN)
-    (root / "timer-2.md").write_text(SEQUEL)
-    index = root.parent / "overview-index"
-    build_index(root, index, embedder)
-    return Engine.load(index, settings)
+    engine: Engine = engine_for_pages(root, pages, embedder, settings)
+    return engine
 
 
 @pytest.mark.parametrize(
