@@ -198,6 +198,8 @@ class Score:
     degraded: int = 0
     refused_faithful: int = 0
     replaced: int = 0
+    declines: int = 0  # faithful replies that only say the sources do not cover the question
+    declines_refused: int = 0
     drops: list[tuple[str, str, str]] = field(default_factory=list)
     misses: list[tuple[str, str, str]] = field(default_factory=list)
 
@@ -228,13 +230,18 @@ class Score:
                 else:
                     self.caught += 1
                     self.caught_by_kind[kind] += 1
-        if data["kind"] == "faithful":
+        claims = [s for s in data["sentences"] if not s.get("meta")]
+        if data["kind"] == "faithful" and not claims:
+            # the model said the site does not cover it: refusing is what it meant
+            self.declines += 1
+            self.declines_refused += shown.refused
+        elif data["kind"] == "faithful":
             self.faithful_answers += 1
             self.degraded += lost or shown.refused
             self.refused_faithful += shown.refused
-            own = plain(str(data["answer"]))
-            if not shown.refused and any(p not in own for p in _shown_sentences(shown.text)):
-                self.replaced += 1
+        own = plain(str(data["answer"]))
+        if data["kind"] == "faithful" and not shown.refused:
+            self.replaced += any(p not in own for p in _shown_sentences(shown.text))
 
     def summary(self) -> dict[str, Any]:
         def rate(part: int, whole: int) -> float:
@@ -256,6 +263,8 @@ class Score:
             "faithful_answers_degraded": self.degraded,
             "faithful_answers_refused": self.refused_faithful,
             "faithful_answers_replaced_by_other_text": self.replaced,
+            "faithful_declines": self.declines,
+            "faithful_declines_refused": self.declines_refused,
         }
 
 

@@ -12,7 +12,9 @@ Reported for the dev half, the test half and all: a site with a question set spl
 bench/questions (<site>-dev.json, <site>-test.json) uses its halves, any other splits by a hash
 of the question (both answers to one question share a half). Reported: supported sentences
 dropped, unsupported sentences caught
-(per error kind a..h), faithful answers degraded (lost sentences, refused, or replaced), and
+(per error kind a..h), faithful answers degraded (lost sentences, refused, or replaced;
+a faithful reply that only says the site does not cover the question is counted apart, as
+refused or not), and
 latency p50/p95 (preparing the evidence, with the section cache a server keeps; verifying and
 deciding one reply).
 
@@ -128,6 +130,10 @@ def print_table(name: str, figures: dict[str, Any]) -> None:
         ),
     )
     row("  replaced by other text", lambda f: str(f["faithful_answers_replaced_by_other_text"]))
+    row(
+        "faithful declines refused",
+        lambda f: f"{f['faithful_declines_refused']}/{f['faithful_declines']}",
+    )
     row("verify ms p50 / p95", lambda f: f"{f['verify_ms']['p50']} / {f['verify_ms']['p95']}")
     row(
         "  CPU ms p50 / p95",
