@@ -11,8 +11,12 @@ with the default offline generator. Per site it prints:
 
 and, with `--show`, every answer with its failed checks, for reading them one by one.
 
-    python bench/site_answers.py [--half dev|test] [--site jarvis] [--show] [--json]
-        [--answerable-threshold P]
+`--set owner` runs the questions about the site's owner instead (who they are, what they do,
+how to reach them, often in the second person: bench/questions/owner-<site>-<half>.json), on
+the two real sites and the example site.
+
+    python bench/site_answers.py [--set sites|owner] [--half dev|test] [--site jarvis] [--show]
+        [--json] [--answerable-threshold P]
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import CACHE, DATA, REPO, console, require  # noqa: E402
 
 SITES = ("jarvis", "timlrx")
+OWNER_SITES = (*SITES, "example")  # the owner questions were also written for the example site
 QUESTIONS = REPO / "bench" / "questions"
 
 
@@ -66,13 +71,15 @@ def _correct(result: dict[str, Any]) -> bool:
     )
 
 
-def run_site(site: str, half: str, embedder: Any, settings: Any) -> Any:
+def run_site(site: str, half: str, embedder: Any, settings: Any, owner: bool = False) -> Any:
     from sitecite.eval import evaluate
     from sitecite.index.build import build_index
     from sitecite.pipeline import Engine
 
-    content = require(DATA / "sites" / site, f"the {site} site")
-    questions = require(QUESTIONS / f"{site}-{half}.json", f"the {site} {half} questions")
+    folder = REPO / "examples" / "site" if site == "example" else DATA / "sites" / site
+    content = require(folder, f"the {site} site")
+    name = f"owner-{site}-{half}" if owner else f"{site}-{half}"
+    questions = require(QUESTIONS / f"{name}.json", f"the {name} questions")
     index_dir = CACHE / "sites" / site
     build_index(content, index_dir, embedder)
     engine = Engine.load(index_dir, settings)
@@ -92,10 +99,11 @@ def show(report: Any) -> None:
             out.print(f"    cites {cited or '-'} | {details}", highlight=False, markup=False)
 
 
-def print_table(figures: dict[str, dict[str, Any]], half: str) -> None:
+def print_table(figures: dict[str, dict[str, Any]], half: str, owner: bool = False) -> None:
     from rich.table import Table
 
-    table = Table(title=f"Real sites, {half} halves, offline extractive answers")
+    about = "questions about the owner" if owner else "real sites"
+    table = Table(title=f"{about.capitalize()}, {half} halves, offline extractive answers")
     for column in (
         "site",
         "answerable correct",
@@ -126,8 +134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from sitecite.embed import get_embedder
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", choices=["sites", "owner"], default="sites", dest="which")
     parser.add_argument("--half", choices=["dev", "test"], default="dev")
-    parser.add_argument("--site", choices=SITES, action="append")
+    parser.add_argument("--site", choices=OWNER_SITES, action="append")
     parser.add_argument("--show", action="store_true", help="print every answer and its checks")
     parser.add_argument("--json", action="store_true", help="one JSON object on the last line")
     parser.add_argument(
@@ -141,13 +150,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         overrides["answerable_threshold"] = args.answerable_threshold
     settings = load_settings(overrides, config_file=None, environ={})
     embedder = get_embedder(settings.embedder, threads=2)
+    owner = args.which == "owner"
+    if not owner and "example" in (args.site or ()):
+        parser.error("the example site's own questions are run by `sitecite eval` (README)")
     figures = {}
-    for site in args.site or SITES:
-        report = run_site(site, args.half, embedder, settings)
+    for site in args.site or (OWNER_SITES if owner else SITES):
+        report = run_site(site, args.half, embedder, settings, owner)
         if args.show:
             show(report)
         figures[site] = site_figures(report)
-    print_table(figures, args.half)
+    print_table(figures, args.half, owner)
     if args.json:
         print(json.dumps(figures))
     return 0

@@ -14,12 +14,14 @@ from pathlib import Path
 
 import numpy as np
 
+from sitecite.addressed import addressed
 from sitecite.config import Settings
 from sitecite.embed import Embedder, embedder_for
 from sitecite.errors import InputError
 from sitecite.followup import resolve
 from sitecite.generate import Context, Generator
 from sitecite.generate.extractive import DEFAULT_COVERAGE_THRESHOLD, DEFAULT_SENTENCE_THRESHOLD
+from sitecite.generate.owner import owner_question, profile_sections
 from sitecite.index.store import Index, load_index
 from sitecite.injection import quarantine_section
 from sitecite.retrieve import search, section_threshold
@@ -125,7 +127,13 @@ def answer(
     timings: dict[str, float] = {}
 
     screen = screen_question(question)
-    reading = resolve(question, history, engine.index)
+    # "who are you?" asks about the owner the box speaks for (sitecite.addressed); read so
+    # only when that is all it asks: the owner's name in "have you ever won a hackathon?"
+    # pulls the search towards the profile, and "you" alone is a word search ignores
+    asked = addressed(question, engine.index.subject)
+    if not owner_question(asked, engine.index.is_subject):
+        asked = question
+    reading = resolve(asked, history, engine.index)
     mark = time.perf_counter()
     query_vector = engine.embedder.embed_query(reading.search)
     timings["embed"] = _ms(mark)
@@ -140,6 +148,8 @@ def answer(
         engine.settings.retrieve,
     )
     hits = reading.focus(retrieval.hits, k)
+    if not reading.kind and owner_question(reading.answer, engine.index.is_subject):
+        hits = with_profile(engine.index, query_vector, hits)
     timings["retrieve"] = _ms(mark)
     admitted = [hit for hit in hits if hit.admitted]
     checks = [
@@ -226,6 +236,21 @@ def answer(
         resolved_question=reading.standalone,
     )
     return result, trace
+
+
+def with_profile(index: Index, query_vector: np.ndarray, hits: Sequence[Hit]) -> tuple[Hit, ...]:
+    """The hits of a question about the owner (sitecite.generate.owner), with the sections of
+    the owner's profile admitted after them: "What is Tim's job?" shares no word with
+    "occupation: Product Manager", so search alone may not find where the site says it."""
+    profile = profile_sections(index.sections)
+    ids = {section.id for section in profile}
+    found = [replace(hit, admitted=True) if hit.section.id in ids else hit for hit in hits]
+    seen = {hit.section.id for hit in found}
+    for section in profile:
+        if section.id not in seen:
+            cosine = float(index.vectors[index.row_of[section.id]] @ query_vector)
+            found.append(Hit(section, len(found) + 1, cosine, cosine, 0.0, True))
+    return tuple(found)
 
 
 def admitted_context(

@@ -28,7 +28,7 @@ import numpy as np
 
 from sitecite.generate.answerable import NEEDS, Ranked, answerable_row, default_answerability
 from sitecite.generate.base import Context, Generator
-from sitecite.generate.compose import Composition, render
+from sitecite.generate.compose import Composition, Passage, render
 from sitecite.generate.evidence import proper_names, question_parts
 from sitecite.generate.features import (
     FEATURES,
@@ -39,8 +39,9 @@ from sitecite.generate.features import (
 from sitecite.generate.follow import NEEDS as FOLLOWER_NEEDS
 from sitecite.generate.follow import default_follower
 from sitecite.generate.overview import lead_with, overview_lead, overview_topic
+from sitecite.generate.owner import owner_facts, owner_question
 from sitecite.generate.ranker import Ranker, default_ranker
-from sitecite.generate.select import passages_for
+from sitecite.generate.select import merge, passages_for
 from sitecite.screen import answer_kind, has_answer_kind
 from sitecite.types import Check, Draft, Section
 
@@ -114,6 +115,16 @@ class ExtractiveGenerator(Generator):
                 for i in order[:CALIBRATION_PAIRS]
             ]
             support.append(_support_detail(part, ranked, order, self))
+            asks_owner = owner_question(part, context.index.is_subject) if self.overview else ""
+            profile = owner_facts(ranked, context.sections, asks_owner) if asks_owner else []
+            if profile:  # about the owner: the profile facts that say it, and nothing else
+                judged.append(f"'{part}': asks about the owner; the profile says it")
+                items = ranked.candidates.items
+                new = [i for i in profile if items[i].text not in said]  # an earlier part's?
+                facts = [Passage(items[i].section_position, (items[i].text,)) for i in new]
+                composition.passages.extend(merge(facts))
+                said.update(items[i].text for i in new)
+                continue
             topic = overview_topic(part) if self.overview and len(parts) == 1 else ""
             lead = overview_lead(ranked, context.sections, topic) if topic else None
             if lead is not None:  # a question about a whole page: its summary leads

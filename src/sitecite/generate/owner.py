@@ -1,0 +1,114 @@
+"""Questions about the site's owner as a person: who they are, what they do, how to reach them.
+
+They are what a recruiter or a client asks first ("Who is Timothy Lin?", "What does he do for
+a living?", "Where do you work?", read with sitecite.addressed), and the site answers them in
+its profile: the owner's facts from frontmatter, an author page or a profile data file
+(sitecite.ingest.identity), each a line such as "Timothy Lin — occupation: Product Manager;
+company: Resaro." The ranker looks for a sentence sharing the question's words, and a question
+like "What is Tim's job?" shares none with "occupation: Product Manager", so such a question
+used to be refused, or answered with a sentence of a post that says "work".
+
+A question is about the owner when it names them (or says "he", "she", "they") and asks
+nothing else than who they are, what they do (their job, role, company) or how to contact
+them. Its context then holds the profile's sections, and its answer is led by the profile
+fact that says it: the role (and company) for "who" and "what do they do", the contact line
+for "how do I reach them". A site without profile facts answers as for any question.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from sitecite.generate.answerable import Ranked
+from sitecite.ingest.data import FACTS_PAGE_ID
+from sitecite.ingest.identity import PROFILE_HEADING
+from sitecite.ingest.kinds import FACT
+from sitecite.tokens import content_tokens, stem, words
+from sitecite.types import Section
+
+WHO, ROLE, CONTACT = "who", "role", "contact"
+# what a question about the owner's work may say besides their name
+_ROLE_WORDS = frozenset(
+    stem(w)
+    for w in (
+        *("work", "works", "job", "jobs", "role", "occupation", "career", "profession"),
+        *("company", "employer", "title", "position", "day", "days", "current", "currently"),
+        *("now", "today", "kind", "type", "field", "industry"),
+    )
+)
+_WHO_WORDS = frozenset(
+    stem(w) for w in ("background", "bio", "biography", "profile", "story", "himself", "herself")
+)
+_CONTACT_WORDS = frozenset(
+    stem(w)
+    for w in (
+        *("contact", "reach", "email", "e-mail", "mail", "touch", "get", "hire", "message"),
+        *("enquiry", "inquiry", "connect", "best", "way", "talk", "details", "info"),
+    )
+)
+_CONTACT_ASKS = frozenset(
+    stem(w) for w in ("contact", "reach", "email", "e-mail", "touch", "hire", "connect")
+)
+_WHO = re.compile(
+    r"^\W*(?:who\b|tell\s+me\s+(?:more\s+)?about\b|(?:a\s+)?(?:little\s+)?about\b|introduce\b)",
+    re.IGNORECASE,
+)
+_DOES = re.compile(r"\bwhat\s+(?:does|do|did)\b.*\bdo\b|\bfor\s+a\s+living\b", re.IGNORECASE)
+_LIVING = re.compile(r"\bfor\s+a\s+living\b", re.IGNORECASE)
+_PERSON = frozenset({"he", "she", "they", "him", "her", "his", "hers", "their", "them"})
+# profile keys ("occupation: Product Manager") that answer each kind of question, best first
+KEYS = {
+    ROLE: ("occupation", "role", "job", "position", "title", "profession", "company", "employer"),
+    WHO: ("occupation", "role", "job", "position", "title", "tagline", "bio", "company"),
+    CONTACT: ("contact", "email", "how", "form", "reach", "linkedin", "twitter", "website"),
+}
+# how many profile facts answer each kind: the role (its line names the company too, or the
+# next does not add to it); who they are (role, then tagline); how to reach them (how, then where)
+SAY = {ROLE: 1, WHO: 2, CONTACT: 2}
+# a key of a profile line: "occupation" in "Timothy Lin — occupation: Product Manager; ..."
+_KEY = re.compile(r"(?:^|;\s*|—\s*)([A-Za-z][\w ]{0,30}?):\s")
+
+
+def owner_question(question: str, is_owner: Callable[[str], bool]) -> str:
+    """WHO, ROLE or CONTACT when `question` asks that about the owner (named, or "he",
+    "she", "they"), else ""; `is_owner` says whether a word is one of the owner's names."""
+    lowered = [re.sub(r"['’]s?$", "", w) for w in words(question)]
+    names = [w for w in lowered if w.isalpha() and is_owner(w)]
+    if not names and not _PERSON.intersection(lowered):
+        return ""
+    rest = {t.stem for t in content_tokens(_LIVING.sub(" ", question)) if not is_owner(t.lower)}
+    if rest and rest <= _CONTACT_WORDS and rest & _CONTACT_ASKS:
+        return CONTACT
+    if rest <= _WHO_WORDS and names and _WHO.search(question):
+        return WHO
+    if rest <= _ROLE_WORDS and (rest or _DOES.search(question)):
+        return ROLE
+    return ""
+
+
+def profile_sections(sections: Sequence[Section]) -> list[Section]:
+    """The sections that hold the owner's profile facts."""
+    return [s for s in sections if FACT in s.sentence_kinds and _is_profile(s)]
+
+
+def owner_facts(ranked: Ranked, sections: Sequence[Section], kind: str) -> list[int]:
+    """The candidates that answer an owner question of `kind`, best first and at most
+    SAY[kind]: the profile facts whose key (or section heading) says what is asked, the
+    earliest key of KEYS[kind] first; none when the context holds no such fact."""
+    wanted = KEYS[kind]
+    found: list[tuple[int, int, int, int]] = []
+    for i, item in enumerate(ranked.candidates.items):
+        section = sections[item.section_position]
+        if item.kind != FACT or not _is_profile(section):
+            continue
+        keys = [k.strip().lower() for k in _KEY.findall(item.text)]
+        keys += [section.heading.lower()]
+        places = [wanted.index(w) for k in keys for w in wanted if w in k.split()]
+        if places:
+            found.append((min(places), item.section_position, item.sentence_position, i))
+    return [place[3] for place in sorted(found)[: SAY[kind]]]
+
+
+def _is_profile(section: Section) -> bool:
+    return section.page_id == FACTS_PAGE_ID or section.heading == PROFILE_HEADING

@@ -1,0 +1,135 @@
+"""Questions about the site's owner ("who are you?", "What is Ada's job?", "how can I reach
+her?") are read with the owner as "you" and answered from the owner's profile facts, through
+the real pipeline and model; other questions, and questions the profile does not answer, are
+left to the ranker and the answerability model."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import engine_for_pages
+
+from sitecite.addressed import addressed
+from sitecite.config import Settings
+from sitecite.embed import Embedder
+from sitecite.generate.owner import CONTACT, ROLE, WHO, owner_question
+from sitecite.pipeline import Engine, answer
+
+AUTHOR = """---
+name: Ada Okafor
+occupation: Staff Data Engineer
+company: Tidewater Labs
+email: ada@okafor.example
+github: https://github.com/adaokafor
+---
+
+Welcome to my notebook. I write about data pipelines, sailing and the odd board game.
+"""
+
+PIPELINES = """---
+title: Rebuilding the Nightly Pipeline
+authors: ['default']
+---
+
+Our nightly pipeline took six hours, so I rewrote it as a set of incremental jobs.
+
+## Results
+
+The incremental jobs finish in forty minutes, and a failed job can be retried on its own.
+"""
+
+HIRING = """---
+title: What I Look For When Hiring
+authors: ['default']
+---
+
+When I interview engineers, I care more about how they debug than about which job titles they
+held.
+"""
+
+
+@pytest.fixture(scope="module")
+def owner_engine(
+    embedder: Embedder, settings: Settings, tmp_path_factory: pytest.TempPathFactory
+) -> Engine:
+    pages = {
+        "data/authors/default.md": AUTHOR,
+        "data/blog/pipeline.md": PIPELINES,
+        "data/blog/hiring.md": HIRING,
+    }
+    root = tmp_path_factory.mktemp("owner-site")
+    engine: Engine = engine_for_pages(root, pages, embedder, settings)
+    return engine
+
+
+@pytest.mark.parametrize(
+    ("question", "reading"),
+    [
+        ("who are you?", "who is Ada Okafor?"),
+        ("What do you do for work?", "What does Ada Okafor do for work?"),
+        ("where are you based", "where is Ada Okafor based"),
+        ("what's your tech stack?", "what's Ada Okafor's tech stack?"),
+        ("You're a consultant, right?", "Ada Okafor is a consultant, right?"),
+        ("Tell me about yourself", "Tell me about Ada Okafor"),
+        # the box asked to do something stays the box
+        ("Can you tell me about your sailing?", "Can you tell me about Ada Okafor's sailing?"),
+        ("What is a data pipeline?", "What is a data pipeline?"),
+    ],
+)
+def test_the_second_person_is_the_owner(question: str, reading: str) -> None:
+    assert addressed(question, "Ada Okafor") == reading
+
+
+def test_a_site_without_an_owner_keeps_the_question() -> None:
+    assert addressed("who are you?", "") == "who are you?"
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Who is Ada Okafor?", WHO),
+        ("Tell me about Ada's background", WHO),
+        ("What is Ada's job?", ROLE),
+        ("what does she do for a living", ROLE),
+        ("Which company is she at?", ROLE),
+        ("How can I get in touch with Ada?", CONTACT),
+        ("What is the best way to reach her?", CONTACT),
+        # about something else than the person, or someone else
+        ("Where does Ada live?", ""),
+        ("What does Ada think about sailing?", ""),
+        ("Who is Ada's favourite author?", ""),
+        ("What did the job scheduler change?", ""),
+    ],
+)
+def test_questions_about_the_owner_are_told_apart(question: str, kind: str) -> None:
+    assert owner_question(question, lambda word: word in {"ada", "okafor"}) == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "wanted"),
+    [
+        ("who are you?", "Staff Data Engineer"),
+        ("What is Ada's job?", "Staff Data Engineer"),
+        ("Where do you work?", "Tidewater Labs"),
+        ("how can I contact you", "ada@okafor.example"),
+    ],
+)
+def test_owner_questions_are_answered_from_the_profile(
+    owner_engine: Engine, question: str, wanted: str
+) -> None:
+    result, trace = answer(owner_engine, question)
+    assert not result.refused, trace.checks
+    assert wanted in result.answer
+    assert [c.id for c in result.citations] == ["data/authors/default#profile"]
+    # the profile line alone: no sentence of a post that merely says "job" or "work"
+    assert "interview" not in result.answer and "nightly" not in result.answer
+
+
+def test_what_the_profile_does_not_say_is_still_refused(owner_engine: Engine) -> None:
+    result, _ = answer(owner_engine, "What is your salary?")
+    assert result.refused
+
+
+def test_other_questions_are_left_to_the_ranker(owner_engine: Engine) -> None:
+    result, _ = answer(owner_engine, "Why did you rewrite your nightly pipeline?")
+    assert not result.refused
+    assert {c.id.split("#")[0] for c in result.citations} == {"data/blog/pipeline"}
