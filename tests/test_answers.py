@@ -249,3 +249,52 @@ def test_extractive_answers_verify_as_quoted(site_engine: Engine) -> None:
         )
         verification = Verifier().verify(numbered, evidence)
         assert verification.claims and verification.clean, (question, verification.checks)
+
+
+SANDBOX = """---
+title: I Made a Thing, Powered by Windows 98
+---
+
+Introducing the Lantern Sandbox, with on-demand Windows 98 virtual machines.
+
+Play in the Lantern Sandbox, at your own risk.
+"""
+
+SANDBOX_NEWS = """---
+title: The Lantern Sandbox Is Back
+---
+
+The Lantern Sandbox is back online after a week of repairs.
+
+Play in the Lantern Sandbox, at your own risk.
+"""
+
+
+def test_a_line_two_pages_share_is_said_once(
+    embedder: Embedder, settings: Settings, tmp_path: Path
+) -> None:
+    """Two pages that end with the same line offer it as two candidates with the same scores;
+    the copy is never a follower."""
+    from sitecite.generate.extractive import ExtractiveGenerator
+    from sitecite.generate.follow import follower_rows
+    from sitecite.pipeline import admitted_context
+    from sitecite.retrieve import search
+    from sitecite.screen import screen_question
+
+    pages = {"sandbox.md": SANDBOX, "sandbox-news.md": SANDBOX_NEWS}
+    engine = engine_for_pages(tmp_path / "site", pages, embedder, settings)
+    question = "Where can I play in the Lantern Sandbox?"
+    vector = engine.embedder.embed_query(question)
+    hits = search(engine.index, vector, question, 8, engine.threshold, engine.settings.retrieve)
+    admitted = [h for h in hits.hits if h.admitted]
+    context, _ = admitted_context(engine, question, vector, admitted, screen_question(question))
+    ranked, _ = ExtractiveGenerator().rank_part(context, question, vector, [])
+    assert ranked is not None
+    items = ranked.candidates.items
+    repeated = "Play in the Lantern Sandbox, at your own risk."
+    assert [items[i].text for i in ranked.eligible].count(repeated) == 2  # either copy may lead
+    lead = next(i for i in ranked.eligible if items[i].text == repeated)
+    pool, _ = follower_rows(ranked, lead)
+    assert pool and all(items[i].text != repeated for i in pool)
+    result, _ = answer(engine, question)
+    assert result.answer.count(repeated) == 1, result.answer

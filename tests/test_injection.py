@@ -364,3 +364,37 @@ def test_a_section_stored_without_sentences_keeps_its_rows_in_line(
     engine = Engine.load(tmp_path / "index", settings)
     for question in ("Why did he leave Dropbox?", "What is the Y2K Sandbox?"):
         answer(engine, question)  # raised ValueError (zip of sentences and vectors) before
+
+
+def test_a_quarantined_section_keeps_each_sentence_kind() -> None:
+    """Leaving a sentence out of a section (here a bare question that shares no word with it)
+    keeps the kinds of the others: a section whose kinds no longer line up with its sentences
+    reads as all prose, and its duplicates, links and headings become quotable (jarvis' Y2K
+    Sandbox post quoted "Play in the Y2K Sandbox, at your own risk." twice)."""
+    from sitecite.injection import quarantine_section
+    from sitecite.types import Section
+
+    sentences = (
+        "Introducing the Lantern Sandbox: Windows 98 in a browser tab.",
+        "A floppy disk held my first website.",
+        "But why not take that 1,000 steps further?",
+        "Play in the Lantern Sandbox, at your own risk.",
+        "Play in the Lantern Sandbox, at your own risk.",
+    )
+    kinds = ("summary", "prose", "prose", "prose", "duplicate")
+    section = Section(
+        "sandbox#intro",
+        "sandbox",
+        "Sandbox",
+        "",
+        "/sandbox",
+        "\n".join(sentences),
+        "h",
+        sentences,
+        {},
+        kinds,
+    )
+    cleaned, kept, removed = quarantine_section(section)
+    assert removed == ["But why not take that 1,000 steps further?"]
+    assert kept == [0, 1, 3, 4]
+    assert cleaned.sentence_kinds == ("summary", "prose", "prose", "duplicate")

@@ -160,11 +160,14 @@ def _quarantine_section(section: Section) -> tuple[Section, list[int], list[str]
     if not removed:
         return section, kept_rows, []
     texts = tuple(sentences[i] for i in kept)
+    kinds = section.sentence_kinds
     cleaned = replace(
         section,
         title=title,
         heading=heading,
         sentences=texts if stored else (),
+        # each kept sentence keeps its kind (a heading, a link, a duplicate stay unquotable)
+        kinds=tuple(kinds[i] for i in kept) if stored else (),
         text="\n".join(texts),
     )
     return cleaned, kept_rows, removed

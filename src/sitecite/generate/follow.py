@@ -50,7 +50,9 @@ def follower_rows(
     spoken = set(first.terms).union(*(items[i].terms for i in said))
     left = found.asked.stems - spoken
     expected = expected_column(found)
-    pool = [i for i in ranked.eligible if i != lead and i not in set(said)][:POOL]
+    # the same words twice (a page repeating a line) are never a second sentence
+    texts = {items[i].text for i in (lead, *said)}
+    pool = [i for i in ranked.eligible if items[i].text not in texts][:POOL]
     rows = []
     for rank, i in enumerate(pool):
         other = items[i]
