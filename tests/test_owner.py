@@ -11,13 +11,14 @@ from conftest import engine_for_pages
 from sitecite.addressed import addressed
 from sitecite.config import Settings
 from sitecite.embed import Embedder
-from sitecite.generate.owner import CONTACT, ROLE, WHO, owner_question
+from sitecite.generate.owner import CONTACT, PLACE, ROLE, WHO, owner_question
 from sitecite.pipeline import Engine, answer
 
 AUTHOR = """---
 name: Ada Okafor
 occupation: Staff Data Engineer
 company: Tidewater Labs
+location: Halifax, Nova Scotia
 email: ada@okafor.example
 github: https://github.com/adaokafor
 ---
@@ -93,8 +94,10 @@ def test_a_site_without_an_owner_keeps_the_question() -> None:
         ("Which company is she at?", ROLE),
         ("How can I get in touch with Ada?", CONTACT),
         ("What is the best way to reach her?", CONTACT),
+        ("Where is Ada Okafor based?", PLACE),
+        ("Which city is Ada in?", PLACE),
         # about something else than the person, or someone else
-        ("Where does Ada live?", ""),
+        ("Where did Ada study?", ""),
         ("What does Ada think about sailing?", ""),
         ("Who is Ada's favourite author?", ""),
         ("What did the job scheduler change?", ""),
@@ -111,6 +114,7 @@ def test_questions_about_the_owner_are_told_apart(question: str, kind: str) -> N
         ("What is Ada's job?", "Staff Data Engineer"),
         ("Where do you work?", "Tidewater Labs"),
         ("how can I contact you", "ada@okafor.example"),
+        ("where are you based?", "Halifax"),
     ],
 )
 def test_owner_questions_are_answered_from_the_profile(

@@ -9,10 +9,11 @@ like "What is Tim's job?" shares none with "occupation: Product Manager", so suc
 used to be refused, or answered with a sentence of a post that says "work".
 
 A question is about the owner when it names them (or says "he", "she", "they") and asks
-nothing else than who they are, what they do (their job, role, company) or how to contact
-them. Its context then holds the profile's sections, and its answer is led by the profile
-fact that says it: the role (and company) for "who" and "what do they do", the contact line
-for "how do I reach them". A site without profile facts answers as for any question.
+nothing else than who they are, what they do (their job, role, company), where they are
+based or how to contact them. Its context then holds the profile's sections, and its answer
+is led by the profile fact that says it: the role (and company) for "who" and "what do they
+do", the location line for "where", the contact line for "how do I reach them". A site
+without profile facts answers as for any question.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from sitecite.ingest.kinds import FACT
 from sitecite.tokens import content_tokens, stem, words
 from sitecite.types import Section
 
-WHO, ROLE, CONTACT = "who", "role", "contact"
+WHO, ROLE, CONTACT, PLACE = "who", "role", "contact", "place"
 # what a question about the owner's work may say besides their name
 _ROLE_WORDS = frozenset(
     stem(w)
@@ -37,6 +38,18 @@ _ROLE_WORDS = frozenset(
         *("now", "today", "kind", "type", "field", "industry"),
     )
 )
+# "where are you based?", "which city does she live in?"
+_PLACE_WORDS = frozenset(
+    stem(w)
+    for w in (
+        *("based", "located", "location", "live", "lives", "living", "from", "city", "country"),
+        *("reside", "home", "hometown", "town", "where", "currently", "now", "today"),
+    )
+)
+_PLACE_ASKS = frozenset(
+    stem(w) for w in ("based", "located", "location", "live", "reside", "city", "country")
+)
+_WHERE = re.compile(r"^\W*where\b", re.IGNORECASE)
 _WHO_WORDS = frozenset(
     stem(w) for w in ("background", "bio", "biography", "profile", "story", "himself", "herself")
 )
@@ -62,10 +75,11 @@ KEYS = {
     ROLE: ("occupation", "role", "job", "position", "title", "profession", "company", "employer"),
     WHO: ("occupation", "role", "job", "position", "title", "tagline", "bio", "company"),
     CONTACT: ("contact", "email", "how", "form", "reach", "linkedin", "twitter", "website"),
+    PLACE: ("location", "city", "country", "based", "place"),
 }
 # how many profile facts answer each kind: the role (its line names the company too, or the
 # next does not add to it); who they are (role, then tagline); how to reach them (how, then where)
-SAY = {ROLE: 1, WHO: 2, CONTACT: 2}
+SAY = {ROLE: 1, WHO: 2, CONTACT: 2, PLACE: 1}
 # a key of a profile line: "occupation" in "Timothy Lin — occupation: Product Manager; ..."
 _KEY = re.compile(r"(?:^|;\s*|—\s*)([A-Za-z][\w ]{0,30}?):\s")
 
@@ -82,6 +96,10 @@ def owner_question(question: str, is_owner: Callable[[str], bool]) -> str:
         return CONTACT
     if rest <= _WHO_WORDS and names and _WHO.search(question):
         return WHO
+    if rest <= _PLACE_WORDS and (
+        rest & _PLACE_ASKS or (_WHERE.search(question) and "from" in lowered)
+    ):
+        return PLACE
     if rest <= _ROLE_WORDS and (rest or _DOES.search(question)):
         return ROLE
     return ""
