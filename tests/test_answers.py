@@ -298,3 +298,32 @@ def test_a_line_two_pages_share_is_said_once(
     assert pool and all(items[i].text != repeated for i in pool)
     result, _ = answer(engine, question)
     assert result.answer.count(repeated) == 1, result.answer
+
+
+BACKUPS = """---
+title: Backing Up a Small Server
+---
+
+## Setting it up
+
+To back up the server yourself, follow these steps:
+
+- Install restic. It is a single binary, so any package manager has it.
+- Create a bucket. Any S3-compatible storage works, and Backblaze B2 is the cheapest I found.
+- Add a cron job. Mine runs every two hours and keeps a week of snapshots.
+"""
+
+
+def test_a_list_item_of_several_sentences_is_one_step(
+    embedder: Embedder, settings: Settings, tmp_path: Path
+) -> None:
+    """A bullet of two sentences ("Install restic. It is a single binary...") is one step of
+    the list, not two numbered lines of which the first is a bare label."""
+    engine = engine_for_pages(tmp_path / "site", {"backups.md": BACKUPS}, embedder, settings)
+    result, trace = answer(engine, "How do I back up my server like this?")
+    assert not result.refused, trace.checks
+    assert "1. Install restic. It is a single binary" in result.answer, result.answer
+    assert "2. Create a bucket. Any S3-compatible storage works" in result.answer
+    assert "3. Add a cron job. Mine runs every two hours" in result.answer
+    assert "4." not in result.answer
+    assert presentable(result.answer, trace.context)[0]

@@ -71,15 +71,18 @@ INSTRUCTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 
 
 # Orders addressed to an assistant, as planted in web pages (BIPIA, garak), beyond the question
-# screen's patterns: anything about "your answer/response", and typical assistant tasks.
+# screen's patterns: anything about "your answer/response", and typical assistant tasks. Not
+# the verbs of a how-to's steps that no planted task in BIPIA's 150 relies on ("Create a
+# bucket.", "Click the footnote...", "Instead, one has to append an end..."): they took real
+# steps, and the paragraphs around them, out of the real sites' answers.
 _ADDRESSED = re.compile(
     r"\byour\s+(answer|response|reply|output|summary|message|text|responses|answers|replies)\b"
     r"|\b(as\s+an?|you\s+are\s+an?|dear)\s+(ai|assistant|chatbot|language\s+model|llm)\b"
     r"|\b(ignore|disregard)\b.{0,40}\b(above|previous|prior|earlier|instructions?)\b"
     r"|^\s*(please\s+)?(write|draft|compose|translate|summari[sz]e|recommend|analy[sz]e|determine|"
-    r"encrypt|encode|decode|reverse|rearrange|integrate|insert|append|respond|reply|print|output|"
-    r"repeat|generate|promote|advertise|download|click|provide|explain|describe|develop|suggest|"
-    r"help|show|tell|give|list|create|replace|render|jumble|break\s+down)\s+(a|an|the|me|us|your|"
+    r"encrypt|encode|decode|reverse|rearrange|integrate|respond|reply|print|output|"
+    r"repeat|generate|promote|advertise|provide|explain|describe|develop|suggest|"
+    r"help|show|tell|give|list|replace|render|jumble|break\s+down)\s+(a|an|the|me|us|your|"
     r"this|that|these|every|all|some|up|how|what|why|which|insights?|vowels|letters|words)\b"
     r"|^\s*(reply|respond|answer)\s+(using|in|with|only)\b|^\s*(can|could|would|will)\s+you\b",
     re.IGNORECASE | re.MULTILINE,

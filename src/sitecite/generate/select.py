@@ -24,6 +24,7 @@ from sitecite.tokens import content_stems
 from sitecite.types import Section
 
 MAX_LIST_ITEMS = 6
+ITEM_SENTENCES = 2  # of a list item of several sentences, how many are said
 # A list answers when its heading holds at least this share of the question's rarity-weighted
 # words that the admitted sections use (the list is about what was asked).
 LIST_HEADING_SHARE = 0.5
@@ -62,7 +63,7 @@ def passages_for(
     section = sections[lead.section_position]
     following = _following(section, lead.sentence_position)
     if lead.text.rstrip().endswith(":") and following:
-        listed = _run_of_items(following)
+        listed = _run_of_items(section, lead.sentence_position)
         if listed:
             return [Passage(lead.section_position, (lead.text,), tuple(listed))]
         return [Passage(lead.section_position, (lead.text, following[0][0]))]
@@ -125,17 +126,19 @@ def _following(section: Section, position: int) -> list[tuple[str, str]]:
     return kept
 
 
-def _run_of_items(following: list[tuple[str, str]]) -> list[str]:
-    items = []
-    for text, kind in following:
-        if kind != ITEM:
-            break
-        items.append(text)
-    return items[:MAX_LIST_ITEMS]
+def _run_of_items(section: Section, position: int) -> list[str]:
+    """The list items that directly follow sentence `position` (a lead ending in a colon)."""
+    kinds = section.sentence_kinds
+    start = position + 1
+    while start < len(kinds) and kinds[start] == DECORATION:
+        start += 1
+    if start >= len(kinds) or kinds[start] != ITEM:
+        return []
+    return _item_texts(section, start)
 
 
 def _steps_around(section: Section, lead: Candidate) -> list[str]:
-    """The run of list items the lead belongs to, or that directly follows it."""
+    """The list the lead belongs to, or that directly follows it, one entry per item."""
     kinds = section.sentence_kinds
     start = lead.sentence_position
     if kinds[start] != ITEM:
@@ -144,10 +147,41 @@ def _steps_around(section: Section, lead: Candidate) -> list[str]:
             return []
     while start > 0 and kinds[start - 1] == ITEM:
         start -= 1
+    return _item_texts(section, start)
+
+
+def _item_texts(section: Section, start: int) -> list[str]:
+    """The run of list items from sentence `start`, one text per item: a bullet of several
+    sentences ("Help manual. Stata's help files are the best, ...") is one item, said by its
+    first ITEM_SENTENCES, never one numbered line per sentence."""
+    kinds = section.sentence_kinds
     end = start
     while end < len(kinds) and kinds[end] == ITEM:
         end += 1
-    return list(section.sentences[start:end])[:MAX_LIST_ITEMS]
+    lines = _lines(section)
+    items: list[list[str]] = []
+    for number in range(start, end):
+        if items and lines[number] == lines[number - 1]:
+            items[-1].append(section.sentences[number])
+        else:
+            items.append([section.sentences[number]])
+    return [" ".join(item[:ITEM_SENTENCES]) for item in items[:MAX_LIST_ITEMS]]
+
+
+def _lines(section: Section) -> list[int]:
+    """The line of the section's text each sentence stands on (a list item is one line);
+    every sentence on a line of its own when they cannot all be found in order."""
+    lines = section.text.split("\n")
+    found = []
+    line = column = 0
+    for sentence in section.sentences:
+        while line < len(lines) and sentence not in lines[line][column:]:
+            line, column = line + 1, 0
+        if line == len(lines):
+            return list(range(len(section.sentences)))
+        column = lines[line].index(sentence, column) + len(sentence)
+        found.append(line)
+    return found
 
 
 def merge(passages: Sequence[Passage]) -> list[Passage]:
