@@ -136,3 +136,25 @@ def test_real_sites_owners() -> None:
     assert timlrx.identity.owner == "Timothy Lin"
     jarvis = load_site(shared_data("sites", "jarvis"))
     assert jarvis.identity.owner == "Jake Jarvis"
+
+
+IMAGE_AND_LINK = """---
+title: I Made a Thing
+---
+
+Introducing the Lantern Sandbox, with on-demand Windows 98 virtual machines.
+
+![Play in the Lantern Sandbox, at your own risk.](./screenshot.png)
+_[**Play in the Lantern Sandbox, at your own risk.**](https://lantern.example)_
+
+![Diagram](./diagram.png) The diagram shows how the backend reaches the frontend through a queue.
+"""
+
+
+def test_an_image_with_its_link_below_is_a_caption(tmp_path: Path) -> None:
+    """An image and the linked line under it (one paragraph in Markdown, as on jarvis' Y2K
+    Sandbox post) are a caption, never quoted; an image before a sentence leaves it prose."""
+    kinds = kinds_of(tmp_path, {"sandbox.md": IMAGE_AND_LINK})
+    assert kinds["Play in the Lantern Sandbox, at your own risk."] == "caption"
+    shows = "The diagram shows how the backend reaches the frontend through a queue."
+    assert next(k for s, k in kinds.items() if s.endswith(shows)) == "prose"

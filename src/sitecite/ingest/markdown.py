@@ -188,6 +188,8 @@ class _Letters:
             return PROSE
         if self.alt == self.total:
             return CAPTION
+        if self.alt and self.alt + max(self.linked, self.emphasised) >= self.total:
+            return CAPTION  # an image with its caption or link on the next line
         if self.linked == self.total or (
             self.linked >= LINK_SHARE * self.total and is_fragment(text)
         ):
