@@ -11,7 +11,7 @@ from conftest import engine_for_pages
 from sitecite.addressed import addressed
 from sitecite.config import Settings
 from sitecite.embed import Embedder
-from sitecite.generate.owner import CONTACT, PLACE, ROLE, WHO, owner_question
+from sitecite.generate.owner import CONTACT, FREE, PLACE, ROLE, WHO, owner_question
 from sitecite.pipeline import Engine, answer
 
 AUTHOR = """---
@@ -96,6 +96,8 @@ def test_a_site_without_an_owner_keeps_the_question() -> None:
         ("What is the best way to reach her?", CONTACT),
         ("Where is Ada Okafor based?", PLACE),
         ("Which city is Ada in?", PLACE),
+        ("Is Ada available for a project next month?", FREE),
+        ("are you open to new job offers right now", ""),  # no name: not about Ada
         # about something else than the person, or someone else
         ("Where did Ada study?", ""),
         ("What does Ada think about sailing?", ""),
@@ -137,3 +139,51 @@ def test_other_questions_are_left_to_the_ranker(owner_engine: Engine) -> None:
     result, _ = answer(owner_engine, "Why did you rewrite your nightly pipeline?")
     assert not result.refused
     assert {c.id.split("#")[0] for c in result.citations} == {"data/blog/pipeline"}
+
+
+PROFILE = """name: Sami Rautio
+role: Freelance accessibility auditor
+location:
+  city: Tampere
+  country: Finland
+availability:
+  status: Booked until the end of March
+  open_from: April, two days a week
+contact:
+  email: sami@rautio.example
+"""
+
+AUDITS = """---
+title: How I Audit a Checkout
+---
+
+I start every audit by trying the checkout with a screen reader and a keyboard only.
+"""
+
+
+@pytest.fixture(scope="module")
+def profile_engine(
+    embedder: Embedder, settings: Settings, tmp_path_factory: pytest.TempPathFactory
+) -> Engine:
+    root = tmp_path_factory.mktemp("profile-site")
+    pages = {"profile.yaml": PROFILE, "writing/audits.md": AUDITS}
+    engine: Engine = engine_for_pages(root, pages, embedder, settings)
+    return engine
+
+
+@pytest.mark.parametrize(
+    ("question", "wanted"),
+    [
+        ("are you available?", ["Booked until the end of March", "April, two days a week"]),
+        ("Is Sami taking new clients?", ["Booked until the end of March"]),
+        ("What do you do?", ["Freelance accessibility auditor"]),
+        ("where are you based", ["Tampere"]),
+    ],
+)
+def test_a_profile_data_file_answers_owner_questions(
+    profile_engine: Engine, question: str, wanted: list[str]
+) -> None:
+    result, trace = answer(profile_engine, question)
+    assert not result.refused, trace.checks
+    assert all(w in result.answer for w in wanted), result.answer
+    assert {c.id.split("#")[0] for c in result.citations} == {"_facts"}

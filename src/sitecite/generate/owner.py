@@ -10,10 +10,11 @@ used to be refused, or answered with a sentence of a post that says "work".
 
 A question is about the owner when it names them (or says "he", "she", "they") and asks
 nothing else than who they are, what they do (their job, role, company), where they are
-based or how to contact them. Its context then holds the profile's sections, and its answer
-is led by the profile fact that says it: the role (and company) for "who" and "what do they
-do", the location line for "where", the contact line for "how do I reach them". A site
-without profile facts answers as for any question.
+based, whether they are available or how to contact them. Its context then holds the
+profile's sections, and its answer is led by the profile fact that says it: the role (and
+company) for "who" and "what do they do", the location line for "where", the availability
+lines for "are you free", the contact line for "how do I reach them". A site without profile
+facts answers as for any question.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from sitecite.ingest.kinds import FACT
 from sitecite.tokens import content_tokens, stem, words
 from sitecite.types import Section
 
-WHO, ROLE, CONTACT, PLACE = "who", "role", "contact", "place"
+WHO, ROLE, CONTACT, PLACE, FREE = "who", "role", "contact", "place", "free"
 # what a question about the owner's work may say besides their name
 _ROLE_WORDS = frozenset(
     stem(w)
@@ -48,6 +49,20 @@ _PLACE_WORDS = frozenset(
 )
 _PLACE_ASKS = frozenset(
     stem(w) for w in ("based", "located", "location", "live", "reside", "city", "country")
+)
+# "are you available?", "is she taking new clients?", "can I hire you for a project soon?"
+_FREE_WORDS = frozenset(
+    stem(w)
+    for w in (
+        *("available", "availability", "free", "open", "hire", "booked", "taking", "take"),
+        *("new", "client", "clients", "project", "projects", "work", "contract", "contracts"),
+        *("start", "starting", "soon", "now", "currently", "moment", "month", "next"),
+        *("opportunities", "offers", "engagement", "engagements", "freelance", "right"),
+        *("job", "jobs", "role", "roles", "opportunity", "offer"),
+    )
+)
+_FREE_ASKS = frozenset(
+    stem(w) for w in ("available", "availability", "free", "open", "hire", "booked", "taking")
 )
 _WHERE = re.compile(r"^\W*where\b", re.IGNORECASE)
 _WHO_WORDS = frozenset(
@@ -76,10 +91,11 @@ KEYS = {
     WHO: ("occupation", "role", "job", "position", "title", "tagline", "bio", "company"),
     CONTACT: ("contact", "email", "how", "form", "reach", "linkedin", "twitter", "website"),
     PLACE: ("location", "city", "country", "based", "place"),
+    FREE: ("status", "availability", "available", "open", "booked"),
 }
 # how many profile facts answer each kind: the role (its line names the company too, or the
 # next does not add to it); who they are (role, then tagline); how to reach them (how, then where)
-SAY = {ROLE: 1, WHO: 2, CONTACT: 2, PLACE: 1}
+SAY = {ROLE: 1, WHO: 2, CONTACT: 2, PLACE: 1, FREE: 2}
 # a key of a profile line: "occupation" in "Timothy Lin — occupation: Product Manager; ..."
 _KEY = re.compile(r"(?:^|;\s*|—\s*)([A-Za-z][\w ]{0,30}?):\s")
 
@@ -96,6 +112,8 @@ def owner_question(question: str, is_owner: Callable[[str], bool]) -> str:
         return CONTACT
     if rest <= _WHO_WORDS and names and _WHO.search(question):
         return WHO
+    if rest <= _FREE_WORDS and rest & _FREE_ASKS:
+        return FREE
     if rest <= _PLACE_WORDS and (
         rest & _PLACE_ASKS or (_WHERE.search(question) and "from" in lowered)
     ):
