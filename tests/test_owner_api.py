@@ -141,6 +141,7 @@ def test_starter_questions_are_made_from_the_site_and_answered(
 ) -> None:
     questions = client.get("/api/starters").json()["questions"]
     assert 1 <= len(questions) <= 4
+    assert questions[0] == "Who is Noor Haddad?"  # answered from the profile
     for question in questions:
         assert client.post("/api/ask", json={"question": question}).json()["refused"] is False
 

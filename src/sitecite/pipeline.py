@@ -148,8 +148,10 @@ def answer(
         engine.settings.retrieve,
     )
     hits = reading.focus(retrieval.hits, k)
-    if not reading.kind and owner_question(reading.answer, engine.index.is_subject):
-        hits = with_profile(engine.index, query_vector, hits)
+    # a question about the owner gets the profile, if the gate found the question on topic
+    on_topic = any(hit.admitted for hit in hits)
+    if on_topic and not reading.kind and owner_question(reading.answer, engine.index.is_subject):
+        hits = with_profile(engine.index, query_vector, hits, k)
     timings["retrieve"] = _ms(mark)
     admitted = [hit for hit in hits if hit.admitted]
     checks = [
@@ -238,19 +240,33 @@ def answer(
     return result, trace
 
 
-def with_profile(index: Index, query_vector: np.ndarray, hits: Sequence[Hit]) -> tuple[Hit, ...]:
+def with_profile(
+    index: Index, query_vector: np.ndarray, hits: Sequence[Hit], k: int
+) -> tuple[Hit, ...]:
     """The hits of a question about the owner (sitecite.generate.owner), with the sections of
-    the owner's profile admitted after them: "What is Tim's job?" shares no word with
-    "occupation: Product Manager", so search alone may not find where the site says it."""
-    profile = profile_sections(index.sections)
-    ids = {section.id for section in profile}
-    found = [replace(hit, admitted=True) if hit.section.id in ids else hit for hit in hits]
-    seen = {hit.section.id for hit in found}
-    for section in profile:
-        if section.id not in seen:
-            cosine = float(index.vectors[index.row_of[section.id]] @ query_vector)
-            found.append(Hit(section, len(found) + 1, cosine, cosine, 0.0, True))
-    return tuple(found)
+    the owner's profile admitted among them: "What is Tim's job?" shares no word with
+    "occupation: Product Manager", so search alone may not find where the site says it. They
+    take the places of the last hits the gate did not admit, so there are still `k`."""
+    profile = {section.id: section for section in profile_sections(index.sections)}
+    found = [replace(hit, admitted=True) if hit.section.id in profile else hit for hit in hits]
+    present = {hit.section.id for hit in found}
+    for section in (s for s in profile.values() if s.id not in present):
+        cosine = float(index.vectors[index.row_of[section.id]] @ query_vector)
+        found.append(Hit(section, len(found) + 1, cosine, cosine, 0.0, True))
+    for admitted in (False, True):  # what to give up first: hits the gate left out
+        while len(found) > k:
+            last = next(
+                (
+                    i
+                    for i in reversed(range(len(found)))
+                    if found[i].admitted == admitted and found[i].section.id not in profile
+                ),
+                None,
+            )
+            if last is None:
+                break
+            del found[last]
+    return tuple(replace(hit, rank=rank) for rank, hit in enumerate(found, start=1))
 
 
 def admitted_context(

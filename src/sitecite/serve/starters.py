@@ -1,10 +1,10 @@
 """Starter questions for the empty palette: the owner's (`serve.starter_questions`), or made
 from the site itself.
 
-Made ones come from the profile facts' headings ("What is Noor Haddad's availability?") and
-the titles of the pages with the most sections ("Tell me about Lumen, a design system for
-Kestrel Bank"), and each is asked through the pipeline first: only those it answers are
-offered, so a starter never leads to "the site doesn't say".
+Made ones are "Who is <the owner>?", then come from the profile facts' headings ("What is
+Noor Haddad's availability?") and the titles of the pages with the most sections ("Tell me
+about Lumen, a design system for Kestrel Bank"), and each is asked through the pipeline
+first: only those it answers are offered, so a starter never leads to "the site doesn't say".
 """
 
 from __future__ import annotations
@@ -25,11 +25,17 @@ def candidate_questions(engine: Engine) -> list[str]:
     facts = [s for s in index.sections if s.page_id == "_facts" and s.heading]
     name = next((s.title.removesuffix(" (profile)") for s in facts), "")
     owner = f"{name}'s" if name and not name.endswith("s") else f"{name}'" if name else "the"
-    questions = [
-        f"What is {owner} {s.heading.lower()}?"
-        for s in facts
-        if s.heading.lower() not in ("profile", name.lower())
-    ][:FACT_CANDIDATES]
+    # "Who is Noor Haddad?" first: what a visitor asks first, answered by the profile
+    # (sitecite.generate.owner) when the site has one
+    who = [f"Who is {index.subject}?"] if index.subject else []
+    questions = (
+        who
+        + [
+            f"What is {owner} {s.heading.lower()}?"
+            for s in facts
+            if s.heading.lower() not in ("profile", name.lower())
+        ][:FACT_CANDIDATES]
+    )
     sizes: dict[str, int] = {}
     titles: dict[str, str] = {}
     for section in index.sections:
