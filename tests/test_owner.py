@@ -100,6 +100,9 @@ def test_a_site_without_an_owner_keeps_the_question() -> None:
         ("are you open to new job offers right now", ""),  # no name: not about Ada
         # about something else than the person, or someone else
         ("Where did Ada study?", ""),
+        # the profile says what is true now, not what she did then
+        ("Which company was Ada working at in 2019?", ""),
+        ("Where did Ada work before Tidewater Labs?", ""),
         ("What does Ada think about sailing?", ""),
         ("Who is Ada's favourite author?", ""),
         ("What did the job scheduler change?", ""),

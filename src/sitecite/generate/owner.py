@@ -83,6 +83,11 @@ _WHO = re.compile(
     re.IGNORECASE,
 )
 _DOES = re.compile(r"\bwhat\s+(?:does|do|did)\b.*\bdo\b|\bfor\s+a\s+living\b", re.IGNORECASE)
+_PAST = re.compile(
+    r"\b(was|were|did|had|used\s+to|before|previously|formerly|former|past|earlier|ago|"
+    r"first|then|back\s+in|(?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
 _LIVING = re.compile(r"\bfor\s+a\s+living\b", re.IGNORECASE)
 _PERSON = frozenset({"he", "she", "they", "him", "her", "his", "hers", "their", "them"})
 # profile keys ("occupation: Product Manager") that answer each kind of question, best first
@@ -112,6 +117,8 @@ def owner_question(question: str, is_owner: Callable[[str], bool]) -> str:
         return CONTACT
     if rest <= _WHO_WORDS and names and _WHO.search(question):
         return WHO
+    if _PAST.search(question):
+        return ""  # the profile says what is true now: "which company was he at in 2020?"
     if rest <= _FREE_WORDS and rest & _FREE_ASKS:
         return FREE
     if rest <= _PLACE_WORDS and (
