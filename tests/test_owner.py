@@ -11,7 +11,7 @@ from conftest import engine_for_pages
 from sitecite.addressed import addressed
 from sitecite.config import Settings
 from sitecite.embed import Embedder
-from sitecite.generate.owner import CONTACT, FREE, PLACE, ROLE, WHO, owner_question
+from sitecite.generate.owner import CONTACT, FREE, PLACE, ROLE, SITE, WHO, owner_question
 from sitecite.pipeline import Engine, answer
 
 AUTHOR = """---
@@ -97,6 +97,9 @@ def test_a_site_without_an_owner_keeps_the_question() -> None:
         ("Where is Ada Okafor based?", PLACE),
         ("Which city is Ada in?", PLACE),
         ("Is Ada available for a project next month?", FREE),
+        ("who runs this site?", SITE),  # about the owner without naming her
+        ("Whose blog is this?", SITE),
+        ("Who is behind the nightly pipeline?", ""),
         ("are you open to new job offers right now", ""),  # no name: not about Ada
         # about something else than the person, or someone else
         ("Where did Ada study?", ""),
@@ -120,6 +123,7 @@ def test_questions_about_the_owner_are_told_apart(question: str, kind: str) -> N
         ("Where do you work?", "Tidewater Labs"),
         ("how can I contact you", "ada@okafor.example"),
         ("where are you based?", "Halifax"),
+        ("Who is behind this site?", "Ada Okafor writes this site."),
     ],
 )
 def test_owner_questions_are_answered_from_the_profile(

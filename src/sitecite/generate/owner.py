@@ -24,12 +24,13 @@ from collections.abc import Callable, Sequence
 
 from sitecite.generate.answerable import Ranked
 from sitecite.ingest.data import FACTS_PAGE_ID
-from sitecite.ingest.identity import PROFILE_HEADING
+from sitecite.ingest.identity import PROFILE_HEADING, WRITES_THE_SITE
 from sitecite.ingest.kinds import FACT
 from sitecite.tokens import content_tokens, stem, words
 from sitecite.types import Section
 
 WHO, ROLE, CONTACT, PLACE, FREE = "who", "role", "contact", "place", "free"
+SITE = "site"  # who is behind the site: the owner's name first
 # what a question about the owner's work may say besides their name
 _ROLE_WORDS = frozenset(
     stem(w)
@@ -88,6 +89,14 @@ _PAST = re.compile(
     r"first|then|back\s+in|(?:19|20)\d\d)\b",
     re.IGNORECASE,
 )
+# "who runs this site?", "who is the guy behind this blog?", "whose website is this?"
+_BEHIND = re.compile(
+    r"^\W*(?:who(?:'s|\s+is|\s+are)?\s+(?:the\s+\w+\s+)?(?:behind|runs|writes|made|built|"
+    r"owns|maintains|created|wrote)|whose)\s+(?:this|the)\s+(?:site|website|blog|page|portfolio)"
+    r"(?:\s+is\s+this)?\W*$"
+    r"|^\W*whose\s+(?:site|website|blog|portfolio)\s+is\s+this\W*$",
+    re.IGNORECASE,
+)
 _LIVING = re.compile(r"\bfor\s+a\s+living\b", re.IGNORECASE)
 _PERSON = frozenset({"he", "she", "they", "him", "her", "his", "hers", "their", "them"})
 # profile keys ("occupation: Product Manager") that answer each kind of question, best first
@@ -97,17 +106,21 @@ KEYS = {
     CONTACT: ("contact", "email", "how", "form", "reach", "linkedin", "twitter", "website"),
     PLACE: ("location", "city", "country", "based", "place"),
     FREE: ("status", "availability", "available", "open", "booked"),
+    SITE: ("writes", "name", "occupation", "role", "job", "position", "title", "company"),
 }
 # how many profile facts answer each kind: the role (its line names the company too, or the
 # next does not add to it); who they are (role, then tagline); how to reach them (how, then where)
-SAY = {ROLE: 1, WHO: 2, CONTACT: 2, PLACE: 1, FREE: 2}
+SAY = {ROLE: 1, WHO: 2, CONTACT: 2, PLACE: 1, FREE: 2, SITE: 2}
 # a key of a profile line: "occupation" in "Timothy Lin — occupation: Product Manager; ..."
 _KEY = re.compile(r"(?:^|;\s*|—\s*)([A-Za-z][\w ]{0,30}?):\s")
 
 
 def owner_question(question: str, is_owner: Callable[[str], bool]) -> str:
-    """WHO, ROLE or CONTACT when `question` asks that about the owner (named, or "he",
-    "she", "they"), else ""; `is_owner` says whether a word is one of the owner's names."""
+    """WHO, ROLE, PLACE, FREE or CONTACT when `question` asks that about the owner (named,
+    or "he", "she", "they"), else ""; `is_owner` says whether a word is one of the owner's
+    names. "Who runs this site?" asks who the owner is without naming them."""
+    if _BEHIND.search(question):
+        return SITE
     lowered = [re.sub(r"['’]s?$", "", w) for w in words(question)]
     names = [w for w in lowered if w.isalpha() and is_owner(w)]
     if not names and not _PERSON.intersection(lowered):
@@ -147,6 +160,7 @@ def owner_facts(ranked: Ranked, sections: Sequence[Section], kind: str) -> list[
             continue
         keys = [k.strip().lower() for k in _KEY.findall(item.text)]
         keys += [section.heading.lower()]
+        keys += ["writes"] if WRITES_THE_SITE in item.text else []
         places = [wanted.index(w) for k in keys for w in wanted if w in k.split()]
         if places:
             found.append((min(places), item.section_position, item.sentence_position, i))

@@ -40,6 +40,7 @@ PERSON_KEYS = (
     "website",
 )
 PROFILE_HEADING = "Profile"
+WRITES_THE_SITE = "writes this site"  # the fact that says who the site's owner is
 CONTACT_KEYS = ("email", "twitter", "github", "linkedin", "mastodon", "website")
 _COPYRIGHT = re.compile(
     r"(?:©|\(c\)|\bcopyright\b)\s*(?:\d{4}(?:\s*[-–]\s*\d{4})?,?\s*)?"
@@ -116,7 +117,7 @@ def _with_profile(page: Page, owner: str) -> Page:
     """An author page titled by its person's name, with a Profile section of their facts."""
     name = str(page.metadata["name"]).strip()
     facts = {k: v for k, v in page.metadata.items() if k in PERSON_KEYS and render_value(v)}
-    lines = [f"{name} writes this site."] if name == owner else []
+    lines = [f"{name} {WRITES_THE_SITE}."] if name == owner else []
     for group in (
         {k: v for k, v in facts.items() if k not in CONTACT_KEYS and _is_short(v)},
         {k: v for k, v in facts.items() if k in CONTACT_KEYS},
