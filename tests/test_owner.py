@@ -194,3 +194,4 @@ def test_a_profile_data_file_answers_owner_questions(
     assert not result.refused, trace.checks
     assert all(w in result.answer for w in wanted), result.answer
     assert {c.id.split("#")[0] for c in result.citations} == {"_facts"}
+    assert result.answer.startswith("On *Sami Rautio › ")  # the owner's name, not "(profile)"

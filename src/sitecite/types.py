@@ -12,6 +12,9 @@ from typing import Any
 SCORE_LABEL = "mean cosine similarity of the cited sections"
 
 
+PROFILE_SUFFIX = " (profile)"  # the profile data page's title: "Noor Haddad (profile)"
+
+
 @dataclass(frozen=True, slots=True)
 class Block:
     """A heading-delimited span of a page: level 0 is the text before the first heading.

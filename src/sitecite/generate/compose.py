@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sitecite.ingest.kinds import tidy
-from sitecite.types import Section
+from sitecite.types import PROFILE_SUFFIX, Section
 
 _FIRST_PERSON = re.compile(r"\b(I|I'm|I've|I'd|I'll|my|me|mine|myself|we|we're|our|us)\b")
 
@@ -37,7 +37,8 @@ class Composition:
 
 def label(section: Section) -> str:
     """Where a passage comes from: the page title and the section heading, decoration removed."""
-    title = " ".join(tidy(section.title).split()) or section.page_id
+    # the profile page is the owner's: "Noor Haddad", not "Noor Haddad (profile)"
+    title = " ".join(tidy(section.title.removesuffix(PROFILE_SUFFIX)).split()) or section.page_id
     heading = " ".join(tidy(section.heading.replace("\u00a0", " ")).split())
     if not heading or heading.lower() == title.lower():
         return title

@@ -29,7 +29,7 @@ from sitecite.errors import EmbedderMismatchError, IndexDirError
 from sitecite.index.swap import recover
 from sitecite.text import DEFAULT_STEMMER, DEFAULT_STOPWORDS, import_bm25s, words
 from sitecite.tokens import content_stems
-from sitecite.types import Section
+from sitecite.types import PROFILE_SUFFIX, Section
 
 FORMAT_VERSION = 2  # 2: sections.jsonl gives every sentence its kind (ingest/kinds.py)
 MANIFEST = "manifest.json"
@@ -104,7 +104,7 @@ class Index:
         facts = next((s for s in self.sections if s.page_id == "_facts"), None)
         if owner or facts is None:
             return owner
-        return facts.title.removesuffix(" (profile)").strip()
+        return facts.title.removesuffix(PROFILE_SUFFIX).strip()
 
     @cached_property
     def subject_words(self) -> frozenset[str]:
@@ -113,7 +113,7 @@ class Index:
         names = list(self.manifest.get("identity", {}).get("names", []))
         facts = next((s for s in self.sections if s.page_id == "_facts"), None)
         if facts is not None:
-            names.append(facts.title.removesuffix(" (profile)"))
+            names.append(facts.title.removesuffix(PROFILE_SUFFIX))
         return frozenset(w for name in names for w in words(name) if w.isalpha())
 
     def is_subject(self, word: str) -> bool:

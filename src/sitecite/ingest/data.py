@@ -10,7 +10,7 @@ import yaml
 
 from sitecite.errors import IngestError
 from sitecite.ingest.markdown import normalise_yaml
-from sitecite.types import Block
+from sitecite.types import PROFILE_SUFFIX, Block
 
 FACTS_PAGE_ID = "_facts"
 # Data files that configure tools rather than describe a person.
@@ -97,7 +97,7 @@ def facts_blocks(data: dict[str, Any], path: str) -> tuple[str, list[Block]]:
         if isinstance(value, dict):
             text = "\n".join(_fact_sentences(humanise(key), value))
             blocks.append(Block(2, humanise(key).capitalize(), text, 1))
-    title = f"{subject} (profile)" if subject else "Profile"
+    title = f"{subject}{PROFILE_SUFFIX}" if subject else "Profile"
     return title, [b for b in blocks if b.text]
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from sitecite.ingest.data import FACTS_PAGE_ID, humanise, render_value
 from sitecite.ingest.kinds import FACT
-from sitecite.types import Block, Page
+from sitecite.types import PROFILE_SUFFIX, Block, Page
 
 AUTHOR_KEYS = ("authors", "author")
 # Frontmatter keys that describe a person (an author page), besides `name`.
@@ -95,8 +95,8 @@ def _owner(pages: Sequence[Page], authors: dict[str, Page]) -> str:
     if len(authors) == 1:
         return str(next(iter(authors.values())).metadata["name"])
     facts = next((p for p in pages if p.id == FACTS_PAGE_ID), None)
-    if facts is not None and facts.title.endswith(" (profile)"):
-        return facts.title.removesuffix(" (profile)")
+    if facts is not None and facts.title.endswith(PROFILE_SUFFIX):
+        return facts.title.removesuffix(PROFILE_SUFFIX)
     for page in pages:
         for block in page.blocks:
             match = _COPYRIGHT.search(block.text)

@@ -30,6 +30,7 @@ from sitecite.asklog import QuestionLog
 from sitecite.config import check_base_url
 from sitecite.eval.gaps import gaps_report
 from sitecite.pipeline import Engine
+from sitecite.types import PROFILE_SUFFIX
 
 log = logging.getLogger("sitecite.serve")
 
@@ -86,7 +87,7 @@ class DigestNotifier:
 
 def digest_payload(report: dict[str, Any], engine: Engine) -> dict[str, Any]:
     facts = next((s for s in engine.index.sections if s.page_id == "_facts"), None)
-    site = facts.title.removesuffix(" (profile)") if facts else str(engine.index.path.name)
+    site = facts.title.removesuffix(PROFILE_SUFFIX) if facts else str(engine.index.path.name)
     return {
         "type": "sitecite.digest",
         "site": site,

@@ -12,7 +12,7 @@ from html import escape
 from urllib.parse import unquote, urlsplit
 
 from sitecite.index.store import Index
-from sitecite.types import Section
+from sitecite.types import PROFILE_SUFFIX, Section
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -72,8 +72,8 @@ or the assistant says the site does not say. Served by sitecite.</footer>
 def site_name(index: Index) -> str:
     """The person or organisation the site is about, from its profile facts if it has them."""
     for section in index.sections:
-        if section.page_id == "_facts" and section.title.endswith(" (profile)"):
-            return section.title.removesuffix(" (profile)")
+        if section.page_id == "_facts" and section.title.endswith(PROFILE_SUFFIX):
+            return section.title.removesuffix(PROFILE_SUFFIX)
     return ""
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from itertools import zip_longest
 
 from sitecite.pipeline import Engine, answer
+from sitecite.types import PROFILE_SUFFIX
 
 MAX_STARTERS = 4
 FACT_CANDIDATES = 2
@@ -23,7 +24,7 @@ def candidate_questions(engine: Engine) -> list[str]:
     """Questions a visitor might start with, from the site's facts and largest pages."""
     index = engine.index
     facts = [s for s in index.sections if s.page_id == "_facts" and s.heading]
-    name = next((s.title.removesuffix(" (profile)") for s in facts), "")
+    name = next((s.title.removesuffix(PROFILE_SUFFIX) for s in facts), "")
     owner = f"{name}'s" if name and not name.endswith("s") else f"{name}'" if name else "the"
     # "Who is Noor Haddad?" first: what a visitor asks first, answered by the profile
     # (sitecite.generate.owner) when the site has one
