@@ -131,9 +131,8 @@ def answer(
     # only when that is all it asks: the owner's name in "have you ever won a hackathon?"
     # pulls the search towards the profile, and "you" alone is a word search ignores
     asked = addressed(question, engine.index.subject)
-    if not owner_question(asked, engine.index.is_subject):
-        asked = question
-    reading = resolve(asked, history, engine.index)
+    asks_owner = owner_question(asked, engine.index.is_subject)
+    reading = resolve(asked if asks_owner else question, history, engine.index)
     mark = time.perf_counter()
     query_vector = engine.embedder.embed_query(reading.search)
     timings["embed"] = _ms(mark)
@@ -150,7 +149,7 @@ def answer(
     hits = reading.focus(retrieval.hits, k)
     # a question about the owner gets the profile, if the gate found the question on topic
     on_topic = any(hit.admitted for hit in hits)
-    if on_topic and not reading.kind and owner_question(reading.answer, engine.index.is_subject):
+    if on_topic and asks_owner and not reading.kind:  # read alone: its answer text is `asked`
         hits = with_profile(engine.index, query_vector, hits, k)
     timings["retrieve"] = _ms(mark)
     admitted = [hit for hit in hits if hit.admitted]
@@ -253,19 +252,14 @@ def with_profile(
     for section in (s for s in profile.values() if s.id not in present):
         cosine = float(index.vectors[index.row_of[section.id]] @ query_vector)
         found.append(Hit(section, len(found) + 1, cosine, cosine, 0.0, True))
-    for admitted in (False, True):  # what to give up first: hits the gate left out
-        while len(found) > k:
-            last = next(
-                (
-                    i
-                    for i in reversed(range(len(found)))
-                    if found[i].admitted == admitted and found[i].section.id not in profile
-                ),
-                None,
-            )
-            if last is None:
-                break
-            del found[last]
+    for admitted in (False, True):  # what to give up first: the last hits the gate left out
+        for i in reversed(range(len(found))):
+            if (
+                len(found) > k
+                and found[i].admitted == admitted
+                and found[i].section.id not in profile
+            ):
+                del found[i]
     return tuple(replace(hit, rank=rank) for rank, hit in enumerate(found, start=1))
 
 
