@@ -29,56 +29,41 @@ from sitecite.ingest.kinds import FACT
 from sitecite.tokens import content_tokens, stem, words
 from sitecite.types import Section
 
+
+def _stems(*words: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in words)
+
+
 WHO, ROLE, CONTACT, PLACE, FREE = "who", "role", "contact", "place", "free"
 SITE = "site"  # who is behind the site: the owner's name first
 # what a question about the owner's work may say besides their name
-_ROLE_WORDS = frozenset(
-    stem(w)
-    for w in (
-        *("work", "works", "job", "jobs", "role", "occupation", "career", "profession"),
-        *("company", "employer", "title", "position", "day", "days", "current", "currently"),
-        *("now", "today", "kind", "type", "field", "industry"),
-    )
+_ROLE_WORDS = _stems(
+    *("work", "works", "job", "jobs", "role", "occupation", "career", "profession"),
+    *("company", "employer", "title", "position", "day", "days", "current", "currently"),
+    *("now", "today", "kind", "type", "field", "industry"),
 )
 # "where are you based?", "which city does she live in?"
-_PLACE_WORDS = frozenset(
-    stem(w)
-    for w in (
-        *("based", "located", "location", "live", "lives", "living", "from", "city", "country"),
-        *("reside", "home", "hometown", "town", "where", "currently", "now", "today"),
-    )
+_PLACE_WORDS = _stems(
+    *("based", "located", "location", "live", "lives", "living", "from", "city", "country"),
+    *("reside", "home", "hometown", "town", "where", "currently", "now", "today"),
 )
-_PLACE_ASKS = frozenset(
-    stem(w) for w in ("based", "located", "location", "live", "reside", "city", "country")
-)
+_PLACE_ASKS = _stems("based", "located", "location", "live", "reside", "city", "country")
 # "are you available?", "is she taking new clients?", "can I hire you for a project soon?"
-_FREE_WORDS = frozenset(
-    stem(w)
-    for w in (
-        *("available", "availability", "free", "open", "hire", "booked", "taking", "take"),
-        *("new", "client", "clients", "project", "projects", "work", "contract", "contracts"),
-        *("start", "starting", "soon", "now", "currently", "moment", "month", "next"),
-        *("opportunities", "offers", "engagement", "engagements", "freelance", "right"),
-        *("job", "jobs", "role", "roles", "opportunity", "offer"),
-    )
+_FREE_WORDS = _stems(
+    *("available", "availability", "free", "open", "hire", "booked", "taking", "take"),
+    *("new", "client", "clients", "project", "projects", "work", "contract", "contracts"),
+    *("start", "starting", "soon", "now", "currently", "moment", "month", "next"),
+    *("opportunities", "offers", "engagement", "engagements", "freelance", "right"),
+    *("job", "jobs", "role", "roles", "opportunity", "offer"),
 )
-_FREE_ASKS = frozenset(
-    stem(w) for w in ("available", "availability", "free", "open", "hire", "booked", "taking")
-)
+_FREE_ASKS = _stems("available", "availability", "free", "open", "hire", "booked", "taking")
 _WHERE = re.compile(r"^\W*where\b", re.IGNORECASE)
-_WHO_WORDS = frozenset(
-    stem(w) for w in ("background", "bio", "biography", "profile", "story", "himself", "herself")
+_WHO_WORDS = _stems("background", "bio", "biography", "profile", "story", "himself", "herself")
+_CONTACT_WORDS = _stems(
+    *("contact", "reach", "email", "e-mail", "mail", "touch", "get", "hire", "message"),
+    *("enquiry", "inquiry", "connect", "best", "way", "talk", "details", "info"),
 )
-_CONTACT_WORDS = frozenset(
-    stem(w)
-    for w in (
-        *("contact", "reach", "email", "e-mail", "mail", "touch", "get", "hire", "message"),
-        *("enquiry", "inquiry", "connect", "best", "way", "talk", "details", "info"),
-    )
-)
-_CONTACT_ASKS = frozenset(
-    stem(w) for w in ("contact", "reach", "email", "e-mail", "touch", "hire", "connect")
-)
+_CONTACT_ASKS = _stems("contact", "reach", "email", "e-mail", "touch", "hire", "connect")
 _WHO = re.compile(
     r"^\W*(?:who\b|tell\s+me\s+(?:more\s+)?about\b|(?:a\s+)?(?:little\s+)?about\b|introduce\b)",
     re.IGNORECASE,
