@@ -95,7 +95,7 @@ def test_a_list_item_answers_and_says_where_it_comes_from(site_engine: Engine) -
     assert not result.refused, trace.checks
     assert "On *Uses › Homelab*: " in result.answer
     assert "Synology DiskStation DS224+: 2x recertified 16TB drives" in result.answer
-    assert presentable(result.answer, trace.context)[0]
+    assert presentable(result.answer, trace.context)[0], presentable(result.answer, trace.context)
 
 
 def test_headings_contents_and_captions_are_never_quoted(site_engine: Engine) -> None:
@@ -122,7 +122,7 @@ def test_how_do_i_questions_get_the_steps_as_a_list(site_engine: Engine) -> None
     result, trace = answer(site_engine, "How do I deploy the site myself?")
     assert not result.refused, trace.checks
     assert "1. Fork the repository on GitHub.\n2. Connect the fork to Vercel." in result.answer
-    assert presentable(result.answer, trace.context)[0]
+    assert presentable(result.answer, trace.context)[0], presentable(result.answer, trace.context)
 
 
 def test_the_owner_is_known_by_name_and_short_name(site_engine: Engine) -> None:
@@ -326,4 +326,71 @@ def test_a_list_item_of_several_sentences_is_one_step(
     assert "2. Create a bucket. Any S3-compatible storage works" in result.answer
     assert "3. Add a cron job. Mine runs every two hours" in result.answer
     assert "4." not in result.answer
-    assert presentable(result.answer, trace.context)[0]
+    assert presentable(result.answer, trace.context)[0], presentable(result.answer, trace.context)
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        (
+            "In his backup setup, how often does the job run and how many snapshots are kept?",
+            ["In his backup setup, how often does the job run", "how many snapshots are kept?"],
+        ),
+        ("What is the sandbox and what runs it?", ["What is the sandbox", "what runs it?"]),
+        (
+            "I host on GitHub Pages. How can I add security headers?",
+            ["I host on GitHub Pages. How can I add security headers?"],
+        ),
+        (
+            "If a visitor never clicked the toggle, which theme do they get?",
+            ["If a visitor never clicked the toggle, which theme do they get?"],
+        ),
+    ],
+)
+def test_a_question_is_split_into_the_parts_it_asks(question: str, parts: list[str]) -> None:
+    """A part that opens with context before its question word ("In his backup setup, how
+    often...") is a question, not context for the next part."""
+    from sitecite.generate.evidence import question_parts
+
+    assert question_parts(question) == parts
+
+
+TOOLS = """---
+title: Thesis Wrap-up
+---
+
+## On R and Stata
+
+I wrote the whole thesis in R this time and the packages won me over.
+
+Features that I like:
+
+- Graphing capabilities. Ggplot2 draws great default graphics.
+- Pipe syntax. I used to dislike it but now I use it daily.
+- Dplyr. Data manipulation is much faster to write than in base R.
+
+Nonetheless, Stata still has certain advantages:
+
+- Help manual. Stata's help files are the best, with examples.
+- Speed. Stata is much faster at reading large datasets into memory.
+- Econometric tools. New econometric estimators reach Stata before R.
+"""
+
+
+def test_two_parts_answered_from_two_lists_show_each_list_once_with_its_introduction(
+    embedder: Embedder, settings: Settings, tmp_path: Path
+) -> None:
+    """A list answering a part of "what did he like about R, and where does Stata still win?"
+    is introduced by the sentence that says what it is, and never shown twice, even when the
+    other part's best sentence is one its items hold."""
+    engine = engine_for_pages(tmp_path / "site", {"thesis.md": TOOLS}, embedder, settings)
+    question = "What did he like about R over Stata, and where does Stata still win?"
+    result, trace = answer(engine, question)
+    assert not result.refused, trace.checks
+    text = result.answer
+    assert text.count("Help manual.") == 1, text
+    assert "Nonetheless, Stata still has certain advantages:\n1. Help manual." in text, text
+    assert text.count("Graphing capabilities.") <= 1, text
+    if "Graphing capabilities." in text:
+        assert "Features that I like:\n1. Graphing capabilities." in text, text
+    assert presentable(text, trace.context)[0], presentable(text, trace.context)

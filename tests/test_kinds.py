@@ -98,6 +98,7 @@ def test_the_same_sentence_twice_on_a_page_is_a_duplicate(tmp_path: Path) -> Non
 
 def test_language_rules() -> None:
     assert has_clause("Jake uses a Synology NAS.") and has_clause("It worked")
+    assert has_clause("To back up the server yourself, follow these steps:")
     assert not has_clause("Apple M3 Pro (12-core CPU, 18-core GPU)")
     assert is_fragment("tailwind nextjs starter blog stars")
     assert not is_fragment("Short facts in one sentence work.")

@@ -223,7 +223,7 @@ def question_parts(question: str) -> list[str]:
 
 
 _ASKS = re.compile(
-    r"\?\s*$|^\W*(what|which|who|whom|whose|when|where|why|how|whether|is|are|was|were|do|does|"
+    r"\?\s*$|(?:^\W*|[,;:]\s+)(what|which|who|whom|whose|when|where|why|how|whether|is|are|was|were|do|does|"
     r"did|can|could|would|should|will|has|have|had|tell|name|list|describe|explain)\b",
     re.IGNORECASE,
 )

@@ -41,7 +41,7 @@ from sitecite.generate.follow import default_follower
 from sitecite.generate.overview import lead_with, overview_lead, overview_topic
 from sitecite.generate.owner import owner_facts, owner_question
 from sitecite.generate.ranker import Ranker, default_ranker
-from sitecite.generate.select import merge, passages_for
+from sitecite.generate.select import merge, passages_for, shown
 from sitecite.screen import answer_kind, has_answer_kind
 from sitecite.types import Check, Draft, Section
 
@@ -139,7 +139,7 @@ class ExtractiveGenerator(Generator):
                 ranked, context.sections, part, self.follower, room, keep_lead=lead is not None
             )
             composition.passages.extend(chosen)
-            said.update(s for passage in chosen for s in (*passage.sentences, *passage.listed))
+            said.update(s for passage in chosen for s in shown(passage, context.sections))
 
         if context.answer_kind or any(answer_kind(p) for p in parts):
             detail = "; ".join(missing_kind) or "every part that asks for a kind of answer has one"

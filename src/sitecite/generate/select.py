@@ -19,7 +19,7 @@ from sitecite.generate.compose import Passage
 from sitecite.generate.features import Candidate
 from sitecite.generate.follow import follower_rows
 from sitecite.generate.ranker import Ranker
-from sitecite.ingest.kinds import DECORATION, HEADING, ITEM
+from sitecite.ingest.kinds import DECORATION, HEADING, ITEM, QUOTABLE
 from sitecite.tokens import content_stems
 from sitecite.types import Section
 
@@ -71,7 +71,8 @@ def passages_for(
     if asks_for_steps(question) or listed_answer:
         steps = _steps_around(section, lead)
         if len(steps) > 1:
-            return [Passage(lead.section_position, (), tuple(steps))]
+            intro = _introduction(section, lead.sentence_position)
+            return [Passage(lead.section_position, intro, tuple(steps))]
     chosen = followers(ranked, follower, min(room, 2 if asks_for_many(question) else 1))
     # lead with the answer: a sentence holding the kind of thing asked for (the name for "who",
     # the number for "how many") goes before one that does not
@@ -150,6 +151,20 @@ def _steps_around(section: Section, lead: Candidate) -> list[str]:
     return _item_texts(section, start)
 
 
+def _introduction(section: Section, position: int) -> tuple[str, ...]:
+    """The sentence that introduces the list sentence `position` stands in ("Nonetheless, Stata
+    still has certain advantages:"), when one does; it says what the list is."""
+    kinds = section.sentence_kinds
+    start = position
+    while start > 0 and kinds[start - 1] == ITEM:
+        start -= 1
+    if kinds[position] != ITEM or not start:
+        return ()
+    before = section.sentences[start - 1]
+    quotable = kinds[start - 1] in QUOTABLE
+    return (before,) if quotable and before.rstrip().endswith(":") else ()
+
+
 def _item_texts(section: Section, start: int) -> list[str]:
     """The run of list items from sentence `start`, one text per item: a bullet of several
     sentences ("Help manual. Stata's help files are the best, ...") is one item, said by its
@@ -182,6 +197,19 @@ def _lines(section: Section) -> list[int]:
         column = lines[line].index(sentence, column) + len(sentence)
         found.append(line)
     return found
+
+
+def shown(passage: Passage, sections: Sequence[Section]) -> list[str]:
+    """What a passage says: its sentences and, for a list, every sentence of each item it shows
+    (an item is shown by its first sentences), so a later part never shows the list again."""
+    if not passage.listed:
+        return list(passage.sentences)
+    section = sections[passage.section_position]
+    lines = _lines(section)
+    heads = {n for n, s in enumerate(section.sentences) if any(s in i for i in passage.listed)}
+    items = {lines[n] for n in heads}
+    whole = [s for n, s in enumerate(section.sentences) if lines[n] in items]
+    return [*passage.sentences, *passage.listed, *whole]
 
 
 def merge(passages: Sequence[Passage]) -> list[Passage]:

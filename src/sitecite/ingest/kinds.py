@@ -53,7 +53,8 @@ _COMMON_VERBS = frozenset(
     "create creates change changes move moves store stores send sends read reads check checks "
     "turn turns open opens leave leaves bring brings hold holds stay stays pay pays cost costs "
     "became began made got went took saw knew thought built wrote gave kept found told said "
-    "came felt put ran led left brought held paid sent spent lost won met chose grew drew".split()
+    "came felt put ran led left brought held paid sent spent lost won met chose grew drew "
+    "follow follows".split()
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
 _LABEL = re.compile(r"^[\w&/().+#-]+(?:\s+[\w&/().+#-]+){0,3}:\s+\S")
