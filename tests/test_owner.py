@@ -97,6 +97,7 @@ def test_a_site_without_an_owner_keeps_the_question() -> None:
         ("Where is Ada Okafor based?", PLACE),
         ("Which city is Ada in?", PLACE),
         ("Is Ada available for a project next month?", FREE),
+        ("When is the earliest Ada could start a new engagement?", FREE),
         ("who runs this site?", SITE),  # about the owner without naming her
         ("Whose blog is this?", SITE),
         ("Who is behind the nightly pipeline?", ""),
@@ -158,6 +159,13 @@ availability:
   open_from: April, two days a week
 contact:
   email: sami@rautio.example
+timezone:
+  iana: Europe/Helsinki
+  working_hours: "08:00 to 16:00 Finnish time, Monday to Friday"
+languages:
+  - Finnish
+  - English
+  - Swedish
 """
 
 AUDITS = """---
@@ -195,3 +203,61 @@ def test_a_profile_data_file_answers_owner_questions(
     assert all(w in result.answer for w in wanted), result.answer
     assert {c.id.split("#")[0] for c in result.citations} == {"_facts"}
     assert result.answer.startswith("On *Sami Rautio › ")  # the owner's name, not "(profile)"
+
+
+@pytest.mark.parametrize(
+    ("question", "wanted"),
+    [
+        ("What time zone should I assume when scheduling a call with him?", "Europe/Helsinki"),
+        ("what are your working hours?", "08:00 to 16:00 Finnish time"),
+        ("Can I work with Sami in Swedish?", "Languages: Finnish, English, Swedish"),
+    ],
+)
+def test_a_profile_fact_answers_the_question_that_names_its_key(
+    profile_engine: Engine, question: str, wanted: str
+) -> None:
+    """The owner names the keys of their profile; a question to or about them that names one
+    ("working hours", "time zone" for "timezone") is answered by that fact, not refused as a
+    near miss nor answered by a post."""
+    result, trace = answer(profile_engine, question)
+    assert not result.refused, trace.checks
+    assert wanted in result.answer, result.answer
+    assert {c.id.split("#")[0] for c in result.citations} == {"_facts"}
+    assert "screen reader" not in result.answer
+
+
+def test_a_profile_key_in_a_question_about_the_past_is_left_to_the_ranker(
+    profile_engine: Engine,
+) -> None:
+    """The profile says what is true now: "which languages did he write his first audits
+    in?" is not answered with the languages he speaks today."""
+    result, _ = answer(profile_engine, "Which languages did Sami write his first audits in?")
+    assert "Languages: Finnish" not in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "visitor"),
+    [
+        ("what are your working hours? we're in New York", "we're in New York"),
+        ("I'm hiring in Berlin. Is Sami available?", "I'm hiring in Berlin."),
+        ("I'm curious about Sami's time at Google. What did he do there?", ""),
+        ("I read about his time at Google. What did he do there?", ""),
+        ("What did he do at Google?", ""),
+    ],
+)
+def test_what_the_visitor_says_of_themselves_is_told_apart(question: str, visitor: str) -> None:
+    from sitecite.generate.evidence import about_the_visitor
+
+    assert about_the_visitor(question, lambda word: word == "sami") == visitor
+
+
+def test_a_place_the_visitor_names_does_not_make_the_question_unanswerable(
+    profile_engine: Engine,
+) -> None:
+    """ "we're in New York" is the visitor's context: the site never names New York, and the
+    question is still answered; a name in what is asked still has to be on the site."""
+    result, trace = answer(profile_engine, "what are your working hours? we're in New York")
+    assert not result.refused, trace.checks
+    assert "08:00 to 16:00 Finnish time" in result.answer
+    result, _ = answer(profile_engine, "Does Sami work with clients in New York?")
+    assert result.refused

@@ -84,3 +84,22 @@ def test_what_kind_of_answer_a_question_wants() -> None:
     assert expected_answer("count", counted, set())["number_for_count"] == 1.0
     assert PLANNED.search("In the next part of the series, I plan to show typed code.")
     assert not PLANNED.search("I planted trees in 2019 and they grew.")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "dated"),
+    [
+        ("In April 2021 I went independent.", True),
+        ("It shipped in May.", True),
+        ("We moved in the winter.", True),
+        ("I have since worked with retailers and a bank.", False),  # "since" is not a date
+        ("You may want to keep the old branch.", False),  # nor is the verb "may"
+        ("The band will march through town.", False),
+    ],
+)
+def test_a_when_question_is_answered_only_by_a_sentence_holding_a_date(
+    sentence: str, dated: bool
+) -> None:
+    from sitecite.screen import has_answer_kind
+
+    assert has_answer_kind("date", sentence, "When did she go independent?") is dated

@@ -110,8 +110,10 @@ ANSWER_KINDS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
         (
             "date",
             r"^\s*(when|what\s+year|which\s+year|since\s+when|what\s+date|on\s+what\s+date|in\s+what\s+year)\b",
-            r"\b(1[89]\d\d|20\d\d)\b|\b(january|february|march|april|may|june|july|august|september|october|"
-            r"november|december|spring|summer|autumn|fall|winter)\b|\b(today|yesterday|since|until)\b",
+            # a month by its capital ("may" and "march" are verbs too), a season, a year
+            r"\b(1[89]\d\d|20\d\d)\b|\b(?-i:January|February|March|April|May|June|July|August|"
+            r"September|October|November|December)\b|\b(spring|summer|autumn|winter|today|"
+            r"yesterday)\b",
         ),
     )
 )

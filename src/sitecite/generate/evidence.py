@@ -4,7 +4,7 @@ of it a sentence covers (with the site's vocabulary vectors stored in the index)
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -220,6 +220,26 @@ def question_parts(question: str) -> list[str]:
     if pending and parts:
         parts[-1] = f"{parts[-1]} {pending}"
     return parts or [question]
+
+
+_VISITOR = re.compile(r"^\W*(i|i'm|i've|i'd|we|we're|we've|we'd|our|my|us)\b", re.IGNORECASE)
+_THIRD_PERSON = re.compile(r"\b(he|she|they|him|her|his|hers|them|their)\b", re.IGNORECASE)
+_PIECES = re.compile(r"(?<=[.?!])\s+")
+
+
+def about_the_visitor(question: str, is_owner: Callable[[str], bool]) -> str:
+    """What the visitor says about themselves around their question ("what are your working
+    hours? we're in New York", "I'm hiring in Berlin."): statements in the first person that
+    ask nothing and are not about the owner. Their names are the visitor's, not the site's."""
+    pieces = [p for chunk in _PART_BREAK.split(question) for p in _PIECES.split(chunk)]
+    return " ".join(
+        piece
+        for piece in pieces
+        if _VISITOR.search(piece.replace("’", "'"))
+        and not _asks(piece)
+        and not _THIRD_PERSON.search(piece)
+        and not any(is_owner(w.lower()) for w in re.findall(r"[A-Za-z]+", piece))
+    )
 
 
 _ASKS = re.compile(

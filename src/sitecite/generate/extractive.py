@@ -29,7 +29,7 @@ import numpy as np
 from sitecite.generate.answerable import NEEDS, Ranked, answerable_row, default_answerability
 from sitecite.generate.base import Context, Generator
 from sitecite.generate.compose import Composition, Passage, render
-from sitecite.generate.evidence import proper_names, question_parts
+from sitecite.generate.evidence import about_the_visitor, proper_names, question_parts
 from sitecite.generate.features import (
     FEATURES,
     Candidate,
@@ -39,7 +39,7 @@ from sitecite.generate.features import (
 from sitecite.generate.follow import NEEDS as FOLLOWER_NEEDS
 from sitecite.generate.follow import default_follower
 from sitecite.generate.overview import lead_with, overview_lead, overview_topic
-from sitecite.generate.owner import owner_facts, owner_question
+from sitecite.generate.owner import keyed_facts, owner_facts, owner_question
 from sitecite.generate.ranker import Ranker, default_ranker
 from sitecite.generate.select import merge, passages_for, shown
 from sitecite.screen import answer_kind, has_answer_kind
@@ -115,8 +115,11 @@ class ExtractiveGenerator(Generator):
                 for i in order[:CALIBRATION_PAIRS]
             ]
             support.append(_support_detail(part, ranked, order, self))
-            asks_owner = owner_question(part, context.index.is_subject) if self.overview else ""
+            is_owner = context.index.is_subject
+            asks_owner = owner_question(part, is_owner) if self.overview else ""
             profile = owner_facts(ranked, context.sections, asks_owner) if asks_owner else []
+            if self.overview and not asks_owner:  # "what are your working hours?"
+                profile = keyed_facts(ranked, order, context.sections, part, is_owner)
             if profile:  # about the owner: the profile facts that say it, and nothing else
                 judged.append(f"'{part}': asks about the owner; the profile says it")
                 items = ranked.candidates.items
@@ -224,7 +227,10 @@ def unknown_names(context: Context) -> list[str]:
     """Proper names of the question that the site never uses and that are not the owner's."""
     index = context.index
     unknown = []
+    visitor = set(proper_names(about_the_visitor(context.question, index.is_subject)))
     for name in proper_names(context.question):
+        if name in visitor:  # "we're in New York": the visitor's names, not the site's
+            continue
         lowered = name.lower()
         parts = [p for p in re.split(r"[.\-_+#/]", lowered) if p]
         if lowered in index.terms or index.is_subject(lowered):

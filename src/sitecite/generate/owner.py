@@ -54,9 +54,13 @@ _FREE_WORDS = _stems(
     *("new", "client", "clients", "project", "projects", "work", "contract", "contracts"),
     *("start", "starting", "soon", "now", "currently", "moment", "month", "next"),
     *("opportunities", "offers", "engagement", "engagements", "freelance", "right"),
-    *("job", "jobs", "role", "roles", "opportunity", "offer"),
+    *("job", "jobs", "role", "roles", "opportunity", "offer", "earliest", "soonest"),
 )
-_FREE_ASKS = _stems("available", "availability", "free", "open", "hire", "booked", "taking")
+# "when is the earliest she could start?": when, not whether
+_FREE_ASKS = _stems(
+    *("available", "availability", "free", "open", "hire", "booked", "taking", "earliest"),
+    "soonest",
+)
 _WHERE = re.compile(r"^\W*where\b", re.IGNORECASE)
 _WHO_WORDS = _stems("background", "bio", "biography", "profile", "story", "himself", "herself")
 _CONTACT_WORDS = _stems(
@@ -150,6 +154,59 @@ def owner_facts(ranked: Ranked, sections: Sequence[Section], kind: str) -> list[
         if places:
             found.append((min(places), item.section_position, item.sentence_position, i))
     return [place[3] for place in sorted(found)[: SAY[kind]]]
+
+
+# a question put to the owner: "what are your working hours?", "can I work with her in French?"
+_ADDRESSED = re.compile(r"\b(you|your|yours|yourself)\b", re.IGNORECASE)
+KEYED_TOP = 3  # a keyed fact answers only when the ranker puts one among its first three
+KEYED_SAY = 2
+
+
+def keyed_facts(
+    ranked: Ranked,
+    order: Sequence[int],
+    sections: Sequence[Section],
+    question: str,
+    is_owner: Callable[[str], bool],
+) -> list[int]:
+    """The profile facts whose key the question names, for a question put to or about the
+    owner that asks what the profile states under that key ("What time zone should I assume
+    when scheduling a call with her?" -> "Timezone — iana: Europe/Lisbon."; "what are your
+    working hours?" -> "Timezone — working hours: ..."). The owner writes the keys of their
+    profile, so no list of them is known in advance: a key counts when all its words are
+    the question's ("working hours") or it is two of its words written as one ("time zone"
+    for "Timezone"); a fact whose own key is named comes before the facts under a named
+    heading, which come in their order. Only when the ranker agrees, with a keyed fact among
+    its first KEYED_TOP, and never for a question in the past: the profile says what is
+    true now."""
+    lowered = [re.sub(r"['’]s?$", "", w) for w in words(question)]
+    about = _PERSON.intersection(lowered) or _ADDRESSED.search(question)
+    if not (about or any(w.isalpha() and is_owner(w) for w in lowered)) or _PAST.search(question):
+        return []
+    stems = {t.stem for t in content_tokens(question) if not is_owner(t.lower)}
+    joined = {a + b for a, b in zip(lowered, lowered[1:], strict=False)}
+    found: list[tuple[int, int, int, int]] = []
+    for i, item in enumerate(ranked.candidates.items):
+        section = sections[item.section_position]
+        if item.kind != FACT or not _is_profile(section):
+            continue
+        own = max((_named(k, stems, joined) for k in _KEY.findall(item.text)), default=0)
+        heading = (
+            0 if section.heading == PROFILE_HEADING else _named(section.heading, stems, joined)
+        )
+        if own or heading:
+            found.append((-own, -heading, item.sentence_position, i))
+    chosen = [place[3] for place in sorted(found)[:KEYED_SAY]]
+    return chosen if set(order[:KEYED_TOP]) & {place[3] for place in found} else []
+
+
+def _named(key: str, stems: set[str], joined: set[str]) -> int:
+    """How many words of a profile key the question names (1 for "time zone" naming
+    "Timezone"), 0 when it does not name all of them."""
+    wanted = {t.stem for t in content_tokens(key)}
+    if wanted and wanted <= stems:
+        return len(wanted)
+    return int(key.lower().replace(" ", "") in joined)
 
 
 def _is_profile(section: Section) -> bool:
