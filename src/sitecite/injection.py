@@ -38,6 +38,8 @@ INSTRUCTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "identity-override",
             r"\byou\s+are\s+(now|no\s+longer|actually|really|going\s+to\s+(be|act|pretend))\b"
+            # "You are Noor now.": a name, so not "you are available now"
+            r"|\byou\s+are\s+(?-i:[A-Z])\w+(\s+(?-i:[A-Z])\w+)?\s+now\b"
             r"|\bfrom\s+now\s+on\b|\b(pretend|imagine)\s+(to\s+be|you\s+are|that\s+you)\b"
             r"|\b(act|behave|respond|answer|speak)\s+as\s+(if\s+you|an?\b|my\b|the\b)"
             r"|\blet'?s\s+(role-?play|play\s+a\s+game)\b|\brole-?play\b|\bstay\s+in\s+character\b",
