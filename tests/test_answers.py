@@ -338,6 +338,18 @@ def test_a_list_item_of_several_sentences_is_one_step(
         ),
         ("What is the sandbox and what runs it?", ["What is the sandbox", "what runs it?"]),
         (
+            "How did INP change on the newspaper project compared with the checkout?",
+            ["How did INP change on the newspaper project", "How did INP change on the checkout?"],
+        ),
+        (
+            "How does Tailwind compare to CSS modules?",
+            ["How does Tailwind compare to CSS modules?"],
+        ),
+        (
+            "We need help with payments. What checkout work has she done, and has she spoken?",
+            ["We need help with payments. What checkout work has she done", "has she spoken?"],
+        ),
+        (
             "I host on GitHub Pages. How can I add security headers?",
             ["I host on GitHub Pages. How can I add security headers?"],
         ),
@@ -394,3 +406,37 @@ def test_two_parts_answered_from_two_lists_show_each_list_once_with_its_introduc
     if "Graphing capabilities." in text:
         assert "Features that I like:\n1. Graphing capabilities." in text, text
     assert presentable(text, trace.context)[0], presentable(text, trace.context)
+
+
+CLI = """---
+title: The Lantern CLI
+---
+
+Lantern prints the weather in your terminal, with a lantern drawn in ASCII art.
+
+## Usage
+
+```sh
+npx lantern-weather
+```
+
+## Built with
+
+- ink - React for interactive command-line apps
+- meow - CLI helper
+"""
+
+
+def test_how_to_run_it_is_answered_with_the_command(
+    embedder: Embedder, settings: Settings, tmp_path: Path
+) -> None:
+    """ "How do I run it?" is answered by the command the page gives, in backticks as the
+    page shows it; a command never answers a question that does not ask how to do
+    something."""
+    engine = engine_for_pages(tmp_path / "site", {"cli.md": CLI}, embedder, settings)
+    result, trace = answer(engine, "How do I run the Lantern CLI?")
+    assert not result.refused, trace.checks
+    assert "`npx lantern-weather`" in result.answer, result.answer
+    assert presentable(result.answer, trace.context)[0], presentable(result.answer, trace.context)
+    result, _ = answer(engine, "What does the Lantern CLI print?")
+    assert "npx" not in result.answer, result.answer

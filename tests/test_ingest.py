@@ -216,3 +216,48 @@ def test_real_sites_ingest_every_file_without_jsx_residue(site: str) -> None:
         literal = " ".join(INLINE_CODE.findall(source))  # code the author wrote as text on purpose
         for match in JSX_RESIDUE.finditer(MATH.sub(" ", section.text)):
             assert match.group(0).strip() in literal, (section.id, match.group(0))
+
+
+COMMANDS = """---
+title: The Lantern CLI
+---
+
+Lantern prints the weather in your terminal.
+
+## Usage
+
+```sh
+npx lantern-weather
+```
+
+To change the city, run:
+
+```
+lantern-weather --city Halifax
+```
+
+```js
+const secret = "code is not prose";
+```
+
+```bash
+line one
+line two
+line three
+line four
+```
+"""
+
+
+def test_a_short_shell_block_is_kept_as_commands_and_other_code_is_not(tmp_path: Path) -> None:
+    """A how-to says how to run something in a code block: a short shell block (or one
+    without a language) is kept, each line a sentence of kind code quoted as it stands;
+    a program (another language, or more than three lines) is still left out."""
+    write(tmp_path, "cli.md", COMMANDS)
+    usage = sections_by_id(tmp_path)["cli#usage"]
+    pairs = list(zip(usage.sentences, usage.sentence_kinds, strict=True))
+    assert ("npx lantern-weather", "code") in pairs
+    assert ("To change the city, run:", "prose") in pairs
+    assert ("lantern-weather --city Halifax", "code") in pairs
+    assert "code is not prose" not in usage.text
+    assert "line one" not in usage.text

@@ -14,14 +14,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from sitecite.ingest.kinds import LINK, QUOTABLE, TOC, normal_form
+from sitecite.ingest.kinds import CODE, LINK, QUOTABLE, TOC, normal_form
 from sitecite.text import split_sentences
 from sitecite.types import Section
 
 _CITATION = re.compile(r"\s*\[\d+\]")
 _LABEL = re.compile(r"\bOn \*[^*\n]+\*:\s*")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-_QUOTES = "\"'“”‘’ "
+_QUOTES = "\"'“”‘’` "
 _QUOTED = re.compile(r"[\"“](.+)[\"”]\s*([.!?])?")
 
 
@@ -65,7 +65,7 @@ def presentable(answer: str, context: Sequence[Section]) -> tuple[bool, str]:
         completes = previous.rstrip().endswith(":") and found & {LINK, TOC}
         if key in headings and not found & QUOTABLE:
             problems.append(f"a heading: '{_short(piece)}'")
-        elif found and not found & QUOTABLE and not completes:
+        elif found and not found & (QUOTABLE | {CODE}) and not completes:
             problems.append(f"a {'/'.join(sorted(found))}: '{_short(piece)}'")
         previous = piece
     if previous.rstrip().endswith(":"):

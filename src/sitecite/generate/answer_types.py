@@ -92,6 +92,17 @@ PLANNED = re.compile(
 )
 
 
+_ASKS_STEPS = re.compile(
+    r"\bhow\s+(do|can|should|would)\s+(i|you|we|one)\b|\bhow\s+to\b|\bsteps?\b|\bset\s+up\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_steps(question: str) -> bool:
+    """ "How do I...", "how to...", "what steps...", "set up": the answer is what to do."""
+    return bool(_ASKS_STEPS.search(question))
+
+
 def question_type(question: str) -> str:
     """The kind of answer a question wants, by its wording."""
     for name, pattern in _COMPILED:

@@ -219,7 +219,26 @@ def question_parts(question: str) -> list[str]:
             pending = ""
     if pending and parts:
         parts[-1] = f"{parts[-1]} {pending}"
-    return parts or [question]
+    return [each for part in parts for each in _compared(part)] or [question]
+
+
+# "How did INP change on the newspaper project compared with the checkout?"
+_COMPARED = re.compile(
+    r"^(?P<head>.*\b(?:on|in|for|at|with|of|from|about)\s)(?P<one>.+?),?\s+"
+    r"(?:compared\s+(?:with|to)|as\s+opposed\s+to|versus|vs\.?)\s+(?P<two>[^?]+?)\s*\??$",
+    re.IGNORECASE,
+)
+
+
+def _compared(part: str) -> list[str]:
+    """A comparison asks the same thing of two things: "How did INP change on the newspaper
+    project compared with the checkout?" is asked of each, so each is searched for on its own
+    ("How did INP change on the checkout?")."""
+    match = _COMPARED.match(part)
+    if match is None:
+        return [part]
+    head = match.group("head")
+    return [f"{head}{match.group('one')}", f"{head}{match.group('two')}?"]
 
 
 _VISITOR = re.compile(r"^\W*(i|i'm|i've|i'd|we|we're|we've|we'd|our|my|us)\b", re.IGNORECASE)
@@ -243,7 +262,7 @@ def about_the_visitor(question: str, is_owner: Callable[[str], bool]) -> str:
 
 
 _ASKS = re.compile(
-    r"\?\s*$|(?:^\W*|[,;:]\s+)(what|which|who|whom|whose|when|where|why|how|whether|is|are|was|were|do|does|"
+    r"\?\s*$|(?:^\W*|[,;:.!]\s+)(what|which|who|whom|whose|when|where|why|how|whether|is|are|was|were|do|does|"
     r"did|can|could|would|should|will|has|have|had|tell|name|list|describe|explain)\b",
     re.IGNORECASE,
 )

@@ -21,6 +21,7 @@ import numpy as np
 
 from sitecite.generate.answer_types import (
     asked_noun,
+    asks_for_steps,
     expected_answer,
     new_detail,
     question_type,
@@ -29,7 +30,7 @@ from sitecite.generate.answer_types import (
 )
 from sitecite.generate.base import Context
 from sitecite.generate.evidence import WordCoverage, focus_words, proper_names
-from sitecite.ingest.kinds import PUBLISHED, QUOTABLE
+from sitecite.ingest.kinds import CODE, PUBLISHED, QUOTABLE
 from sitecite.screen import answer_kind
 from sitecite.text import stem, words
 from sitecite.tokens import content_stems
@@ -84,8 +85,9 @@ FEATURES = (
 
 def candidate_kinds(question: str) -> frozenset[str]:
     """Which sentence kinds may answer: every quotable one, but a page's publication date only
-    when the question asks when."""
-    return QUOTABLE if answer_kind(question) == "date" else QUOTABLE - {PUBLISHED}
+    when the question asks when, and a command only when it asks how to do something."""
+    kinds = QUOTABLE if answer_kind(question) == "date" else QUOTABLE - {PUBLISHED}
+    return kinds | {CODE} if asks_for_steps(question) else kinds
 
 
 @dataclass(frozen=True)

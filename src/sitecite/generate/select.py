@@ -3,7 +3,9 @@
 The ranker's best eligible candidate leads. A lead that ends in a colon ("...mirrored on the Tor
 network at:") is completed by what follows it in its section: the next line, or the list it
 introduces. A "how do I" question whose answer stands in a list gets that list as steps, and so
-does a question whose answer is a list item when the list is what it asks about.
+does a question whose answer is a list item when the list is what it asks about; one
+that asks how to run, install or use something also gets the best command the context gives
+(a line of a short shell block), in backticks.
 Otherwise a second sentence joins only when the follower model (`generate/follow.py`) judges
 that it adds what the question asks for, and for a question that asks for steps or a list, a
 third on the same terms; the sentence holding the kind of thing asked for is shown first.
@@ -14,12 +16,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from sitecite.generate.answer_types import asks_for_steps
 from sitecite.generate.answerable import Ranked, expected_column
 from sitecite.generate.compose import Passage
 from sitecite.generate.features import Candidate
 from sitecite.generate.follow import follower_rows
 from sitecite.generate.ranker import Ranker
-from sitecite.ingest.kinds import DECORATION, HEADING, ITEM, QUOTABLE
+from sitecite.ingest.kinds import CODE, DECORATION, HEADING, ITEM, QUOTABLE
 from sitecite.tokens import content_stems
 from sitecite.types import Section
 
@@ -28,8 +31,11 @@ ITEM_SENTENCES = 2  # of a list item of several sentences, how many are said
 # A list answers when its heading holds at least this share of the question's rarity-weighted
 # words that the admitted sections use (the list is about what was asked).
 LIST_HEADING_SHARE = 0.5
-_STEPS = re.compile(
-    r"\bhow\s+(do|can|should|would)\s+(i|you|we|one)\b|\bhow\s+to\b|\bsteps?\b|\bset\s+up\b",
+# "how do I run it?", "how can I install the CLI?": asks for a command, not only for steps
+_RUN = re.compile(
+    r"\bhow\s+(do|can|should|would)\s+(i|you|we|one)\s+(run|install|use|start|launch|execute|"
+    r"invoke|try|download|set\s+up|update|upgrade|uninstall|deploy)\b|\bhow\s+to\s+(run|install|"
+    r"use|start|launch|execute|invoke|try|download|set\s+up|update|upgrade|uninstall|deploy)\b",
     re.IGNORECASE,
 )
 _LIST = re.compile(
@@ -37,10 +43,6 @@ _LIST = re.compile(
     r"steps|ways|things|options|reasons|services|apps)\b",
     re.IGNORECASE,
 )
-
-
-def asks_for_steps(question: str) -> bool:
-    return bool(_STEPS.search(question))
 
 
 def asks_for_many(question: str) -> bool:
@@ -66,7 +68,7 @@ def passages_for(
         listed = _run_of_items(section, lead.sentence_position)
         if listed:
             return [Passage(lead.section_position, (lead.text,), tuple(listed))]
-        return [Passage(lead.section_position, (lead.text, following[0][0]))]
+        return [Passage(lead.section_position, (lead.text, said_as(*following[0])))]
     listed_answer = lead.kind == ITEM and _about_the_list(ranked, section, question)
     if asks_for_steps(question) or listed_answer:
         steps = _steps_around(section, lead)
@@ -80,7 +82,20 @@ def passages_for(
     order = [ranked.eligible[0], *chosen]
     if not keep_lead:
         order.sort(key=lambda i: -holds[i])
-    return merge([Passage(items[i].section_position, (items[i].text,)) for i in order])
+    if _RUN.search(question) and all(items[i].kind != CODE for i in order):
+        # "how do I run it?": the command the site gives goes with what the lead says
+        order += [i for i in ranked.eligible if items[i].kind == CODE][:1]
+    return merge(
+        [
+            Passage(items[i].section_position, (said_as(items[i].text, items[i].kind),))
+            for i in order
+        ]
+    )
+
+
+def said_as(text: str, kind: str) -> str:
+    """A sentence as the answer shows it: a command in backticks, as the page showed it."""
+    return f"`{text}`" if kind == CODE else text
 
 
 def _about_the_list(ranked: Ranked, section: Section, question: str) -> bool:
@@ -203,7 +218,7 @@ def shown(passage: Passage, sections: Sequence[Section]) -> list[str]:
     """What a passage says: its sentences and, for a list, every sentence of each item it shows
     (an item is shown by its first sentences), so a later part never shows the list again."""
     if not passage.listed:
-        return list(passage.sentences)
+        return [*passage.sentences, *(s.strip("`") for s in passage.sentences)]
     section = sections[passage.section_position]
     lines = _lines(section)
     heads = {n for n, s in enumerate(section.sentences) if any(s in i for i in passage.listed)}

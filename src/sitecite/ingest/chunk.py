@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from sitecite.ingest.ids import Slugger, page_url, section_url
 from sitecite.ingest.kinds import (
+    CODE,
     FACT,
     HEADING,
     PROSE,
@@ -221,6 +222,10 @@ def _sentences(lines: list[Line], seen: set[str]) -> tuple[tuple[str, ...], tupl
     kinds: list[str] = []
     for line, structural in lines:
         if structural == HEADING:
+            continue
+        if structural == CODE:  # a command is quoted as it stands, never split or trimmed
+            sentences.append(line)
+            kinds.append(CODE)
             continue
         for sentence in split_sentences(line):
             trimmed = tidy(sentence) or sentence

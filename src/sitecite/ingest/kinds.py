@@ -28,11 +28,12 @@ LABEL = "label"
 FRAGMENT = "fragment"
 DECORATION = "decoration"
 DUPLICATE = "duplicate"
+CODE = "code"  # a line of a short shell block: the command a how-to gives ("npx @jakejarvis/cli")
 
 QUOTABLE = frozenset({PROSE, ITEM, ROW, FACT, SUMMARY, PUBLISHED})
 KINDS = (
     *(PROSE, ITEM, ROW, FACT, SUMMARY, PUBLISHED),
-    *(HEADING, LINK, TOC, CAPTION, LABEL, FRAGMENT, DECORATION, DUPLICATE),
+    *(HEADING, LINK, TOC, CAPTION, LABEL, FRAGMENT, DECORATION, DUPLICATE, CODE),
 )
 
 # Closed-class words that only a clause has: auxiliaries, modals, copulas, subject pronouns.

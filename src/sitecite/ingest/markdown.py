@@ -3,7 +3,10 @@
 Structure becomes prose before anything is embedded: a table row becomes one
 sentence, a nested list item becomes "item: child; child". Fenced code is left
 out of the prose (it is counted in the page metadata) because it drowns the
-sentences a visitor's question is about. A footnote (`[^label]` with its
+sentences a visitor's question is about, except a short block of commands (a
+shell block, or one without a language, of at most COMMAND_LINES short lines):
+"npx @jakejarvis/cli" is how a how-to says how to run it, and each of its lines
+is kept as a sentence of kind code. A footnote (`[^label]` with its
 definition, or inline `^[...]`) is taken out of the sentence that refers to it
 and follows that sentence's paragraph as a paragraph of its own, in the same
 section.
@@ -23,7 +26,17 @@ from mdit_py_plugins.footnote import footnote_plugin
 
 from sitecite.errors import IngestError
 from sitecite.ingest.html import html_fragment_text
-from sitecite.ingest.kinds import CAPTION, ITEM, LINK, PROSE, ROW, TOC, has_clause, is_fragment
+from sitecite.ingest.kinds import (
+    CAPTION,
+    CODE,
+    ITEM,
+    LINK,
+    PROSE,
+    ROW,
+    TOC,
+    has_clause,
+    is_fragment,
+)
 from sitecite.ingest.prose import table_sentences
 from sitecite.types import Block
 
@@ -173,6 +186,25 @@ class _Builder:
             self.part(text, kind)
 
 
+COMMAND_LINES = 3  # a longer block is a program, not a command to quote
+COMMAND_CHARS = 160
+_SHELL = frozenset(
+    "sh bash shell console zsh fish powershell ps1 cmd bat text txt plaintext".split()
+)
+
+
+def commands(info: str, content: str) -> list[str]:
+    """The lines of a code block worth quoting as commands: a block in a shell language (or
+    none) of at most COMMAND_LINES lines of at most COMMAND_CHARS characters; else none."""
+    language = info.strip().split(maxsplit=1)[0].lower() if info.strip() else ""
+    lines = [line.strip() for line in content.splitlines() if line.strip()]
+    if language not in _SHELL and language != "":
+        return []
+    if len(lines) > COMMAND_LINES or any(len(line) > COMMAND_CHARS for line in lines):
+        return []
+    return lines
+
+
 @dataclass
 class _Letters:
     """Letters and digits of an inline run, counted by where they stand."""
@@ -265,6 +297,8 @@ def markdown_blocks(
             builder.add(*_inline_text(token, notes=builder.pending))
         elif kind in ("fence", "code_block"):
             builder.code_blocks += 1
+            for line in commands(token.info, token.content):
+                builder.add(line, CODE)
         elif kind == "html_block":
             for line in html_fragment_text(token.content).splitlines():
                 builder.add(line)
