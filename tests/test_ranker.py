@@ -40,6 +40,7 @@ def test_question_reading() -> None:
     assert asked_noun("Which company hosts this website?") == "company"
     assert asked_noun("How many GitHub stars did it get?") == "stars"
     assert asked_noun("What are Jake's rates for freelance work?") == "rates"
+    assert asked_noun("What kind of computer does she work on?") == "computer"
     assert asked_noun("Why did he move?") == ""
     assert question_type("When was it published?") == "when"
     assert question_type("How many stars?") == "count"

@@ -212,7 +212,7 @@ def new_detail(held: Traits, question_words: set[str]) -> bool:
 
 _ASKED = re.compile(
     r"\b(?:what|which|whose)(?:'s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the\s+|a\s+|an\s+)?"
-    r"((?:[a-z][\w'’-]*\s+){0,3}[a-z][\w'’-]*)|\bhow\s+(?:many|much)\s+((?:[a-z][\w'’-]*\s+){0,3}"
+    r"(?:(?:kind|type|sort|make|brand)s?\s+of\s+)?((?:[a-z][\w'’-]*\s+){0,3}[a-z][\w'’-]*)|\bhow\s+(?:many|much)\s+((?:[a-z][\w'’-]*\s+){0,3}"
     r"[a-z][\w'’-]*)",
     re.IGNORECASE,
 )
