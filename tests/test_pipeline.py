@@ -173,3 +173,61 @@ def test_trace_records_every_step(engine: Engine, tmp_path: Path) -> None:
     assert {"instructions", "gate", "entities", "support"} <= set(data["checks"])
     assert data["threshold"] == engine.threshold and data["index_id"] == engine.index.id
     (tmp_path / "trace.json").write_text(json.dumps(data))
+
+
+USES = """---
+title: Uses
+---
+
+Things I use daily, mostly revolving around my Apple habit.
+
+## Daily drivers
+
+- MacBook Pro (14-inch), 36 GB RAM
+- iPhone 15 Pro
+
+## Homelab
+
+- Synology DiskStation DS224+ with two 16 TB drives
+- Two Dell Optiplex mini PCs running Proxmox VE
+"""
+
+NOTES = """---
+title: Notes on Writing
+---
+
+I write these notes on weekends, and I run every draft past a friend before it goes up.
+
+## Editing
+
+Editing takes longer than writing; I cut about a third of every first draft.
+"""
+
+
+def test_a_section_named_for_a_rare_word_of_the_question_is_admitted(
+    embedder, settings, tmp_path: Path
+) -> None:
+    """A section the gate left out is admitted when its own heading names a rare word of
+    the question ("Homelab" for "What does he run in his homelab?"), and only then."""
+    from conftest import engine_for_pages
+
+    from sitecite.pipeline import with_named_sections
+    from sitecite.retrieve import search
+
+    pages = {"uses.md": USES, "notes.md": NOTES}
+    engine = engine_for_pages(tmp_path / "site", pages, embedder, settings)
+    index = engine.index
+
+    def left_out(question: str) -> tuple:
+        vector = engine.embedder.embed_query(question)
+        return search(index, vector, question, 8, 1.01, engine.settings.retrieve).hits
+
+    hits = left_out("What does he run in his homelab?")
+    admitted = {
+        h.section.id
+        for h in with_named_sections(index, "What does he run in his homelab?", hits)
+        if h.admitted
+    }
+    assert admitted == {"uses#homelab"}
+    question = "What does he run past a friend?"  # no rare word names a heading
+    assert not any(h.admitted for h in with_named_sections(index, question, left_out(question)))

@@ -26,6 +26,7 @@ from sitecite.index.store import Index, load_index
 from sitecite.injection import quarantine_section
 from sitecite.retrieve import search, section_threshold
 from sitecite.screen import Screen, answer_kind, screen_question
+from sitecite.tokens import content_stems
 from sitecite.types import Answer, Check, Citation, Draft, Hit, Section, Trace, Turn
 
 REFUSAL = "The site doesn't say. I can only answer from what is published on this site."
@@ -151,6 +152,8 @@ def answer(
     on_topic = any(hit.admitted for hit in hits)
     if on_topic and asks_owner and not reading.kind:  # read alone: its answer text is `asked`
         hits = with_profile(engine.index, query_vector, hits, k)
+    if on_topic:
+        hits = with_named_sections(engine.index, reading.search, hits)
     timings["retrieve"] = _ms(mark)
     admitted = [hit for hit in hits if hit.admitted]
     checks = [
@@ -261,6 +264,32 @@ def with_profile(
             ):
                 del found[i]
     return tuple(replace(hit, rank=rank) for rank, hit in enumerate(found, start=1))
+
+
+RARE_SHARE = 0.02  # a word in at most this share of the site's sections (or one) names a thing
+
+
+def with_named_sections(index: Index, question: str, hits: Sequence[Hit]) -> tuple[Hit, ...]:
+    """The hits, with those the gate left out admitted when their own heading names a rare
+    word of the question (in one section, or at most RARE_SHARE of a large site's; the
+    owner's names aside): "What does Jake run in his homelab?" is far from a list of
+    hardware as a vector (cosine 0.13), but "Uses › Homelab" is named for what it asks.
+    Only for a question the gate found on topic."""
+    asked = {t for t in content_stems(question) if not index.is_subject(t)}
+    limit = max(1.0, RARE_SHARE * index.site_sections)
+    rare = {t for t in asked if index.term_frequency.get(t, 0) <= limit}
+    if not rare:
+        return tuple(hits)
+    return tuple(
+        replace(hit, admitted=True)
+        if not hit.admitted and rare & content_stems(_own_heading(hit.section))
+        else hit
+        for hit in hits
+    )
+
+
+def _own_heading(section: Section) -> str:
+    return "" if section.heading == section.title else section.heading
 
 
 def admitted_context(
