@@ -75,6 +75,9 @@ class RetrieveSettings(_Strict):
     alpha: float = Field(0.5, ge=0.0, le=1.0)
     rrf_k: int = Field(60, ge=1)
     candidates: int = Field(100, ge=1)
+    # the sections closest by meaning that are always among the top k: BM25 keeps stop words
+    # (SciFact's choice), so a question's common words can push them out of a small site's top k
+    dense_floor: int = Field(2, ge=0)
     stemmer: str = "english"
     stopwords: str = ""
     ann: Literal["exact", "hnsw"] = "exact"

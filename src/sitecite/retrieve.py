@@ -182,6 +182,31 @@ def fuse(cosine: np.ndarray, bm25: np.ndarray, settings: RetrieveSettings) -> np
     return fused
 
 
+def with_dense_floor(
+    fused: np.ndarray, cosine: np.ndarray, k: int, settings: RetrieveSettings
+) -> np.ndarray:
+    """Fused scores in which the `settings.dense_floor` sections closest by meaning rank within
+    the top k: "What laptop does Jake use day to day?" matches many sections on "what",
+    "does" and "day", which pushed "Uses › Daily Drivers" (second by cosine) out of the top 8.
+    Those it lifts take the bottom places of the top k. Only when k is larger than the
+    floor, so the fusion always decides the first place."""
+    floor = settings.dense_floor
+    if not floor or settings.fusion in ("dense", "bm25") or k <= floor or k >= fused.size:
+        return fused
+    closest = {int(r) for r in top_k(cosine, floor) if np.isfinite(cosine[r])}
+    rest = [int(r) for r in top_k(fused, k + len(closest)) if int(r) not in closest]
+    if len(rest) <= k - len(closest):
+        return fused
+    # the best of the others that no longer fits: the closest go just above it
+    bar = float(fused[rest[k - len(closest)]])
+    lifted = [r for r in closest if not fused[r] > bar]
+    if not lifted or not np.isfinite(bar):
+        return fused
+    fused = fused.copy()
+    fused[lifted] = np.nextafter(bar, np.inf)
+    return fused
+
+
 @dataclass
 class Retrieval:
     """Everything one search computed; kept so nothing needs computing twice."""
@@ -221,7 +246,7 @@ def search(
         lexical = top_k(bm25, depth)
         lexical = lexical[bm25[lexical] > 0]
         cosine[lexical] = index.vectors[lexical] @ query_vector
-    fused = fuse(cosine, bm25, settings)
+    fused = with_dense_floor(fuse(cosine, bm25, settings), cosine, k, settings)
     hits = tuple(
         Hit(
             section=index.sections[row],
