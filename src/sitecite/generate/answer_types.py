@@ -212,8 +212,9 @@ def new_detail(held: Traits, question_words: set[str]) -> bool:
 
 _ASKED = re.compile(
     r"\b(?:what|which|whose)(?:'s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the\s+|a\s+|an\s+)?"
-    r"(?:(?:kind|type|sort|make|brand)s?\s+of\s+)?((?:[a-z][\w'’-]*\s+){0,3}[a-z][\w'’-]*)|\bhow\s+(?:many|much)\s+((?:[a-z][\w'’-]*\s+){0,3}"
-    r"[a-z][\w'’-]*)",
+    r"(?:(?:kind|type|sort|make|brand)s?\s+of\s+)?"  # "what kind of computer": a computer
+    r"((?:[a-z][\w'’-]*\s+){0,3}[a-z][\w'’-]*)"
+    r"|\bhow\s+(?:many|much)\s+((?:[a-z][\w'’-]*\s+){0,3}[a-z][\w'’-]*)",
     re.IGNORECASE,
 )
 _NOT_NOUNS = frozenset(
