@@ -261,3 +261,6 @@ def test_a_place_the_visitor_names_does_not_make_the_question_unanswerable(
     assert "08:00 to 16:00 Finnish time" in result.answer
     result, _ = answer(profile_engine, "Does Sami work with clients in New York?")
     assert result.refused
+    result, trace = answer(profile_engine, "I'm a recruiter at Acme. Did Sami work at Acme?")
+    entities = next(c for c in trace.checks if c.name == "entities")
+    assert result.refused and not entities.passed and "Acme" in entities.detail, trace.checks

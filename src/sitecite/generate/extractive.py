@@ -227,9 +227,13 @@ def unknown_names(context: Context) -> list[str]:
     """Proper names of the question that the site never uses and that are not the owner's."""
     index = context.index
     unknown = []
-    visitor = set(proper_names(about_the_visitor(context.question, index.is_subject)))
+    # "we're in New York": the visitor's names, not the site's, unless what is asked names
+    # them too ("I'm a recruiter at Acme. Did Jake work at Acme?")
+    said = about_the_visitor(context.question, index.is_subject)
+    asked = context.question.replace(said, " ") if said else context.question
+    visitor = set(proper_names(said)) - set(proper_names(asked))
     for name in proper_names(context.question):
-        if name in visitor:  # "we're in New York": the visitor's names, not the site's
+        if name in visitor:
             continue
         lowered = name.lower()
         parts = [p for p in re.split(r"[.\-_+#/]", lowered) if p]
