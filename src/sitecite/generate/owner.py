@@ -20,9 +20,10 @@ facts answers as for any question.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from sitecite.generate.answerable import Ranked
+from sitecite.generate.features import Candidate
 from sitecite.ingest.data import FACTS_PAGE_ID
 from sitecite.ingest.identity import PROFILE_HEADING, WRITES_THE_SITE
 from sitecite.ingest.kinds import FACT
@@ -110,11 +111,11 @@ def owner_question(question: str, is_owner: Callable[[str], bool]) -> str:
     names. "Who runs this site?" asks who the owner is without naming them."""
     if _BEHIND.search(question):
         return SITE
-    lowered = [re.sub(r"['’]s?$", "", w) for w in words(question)]
+    lowered = _lowered(question)
     names = [w for w in lowered if w.isalpha() and is_owner(w)]
     if not names and not _PERSON.intersection(lowered):
         return ""
-    rest = {t.stem for t in content_tokens(_LIVING.sub(" ", question)) if not is_owner(t.lower)}
+    rest = _asked_stems(_LIVING.sub(" ", question), is_owner)
     if rest and rest <= _CONTACT_WORDS and rest & _CONTACT_ASKS:
         return CONTACT
     if rest <= _WHO_WORDS and names and _WHO.search(question):
@@ -143,10 +144,7 @@ def owner_facts(ranked: Ranked, sections: Sequence[Section], kind: str) -> list[
     earliest key of KEYS[kind] first; none when the context holds no such fact."""
     wanted = KEYS[kind]
     found: list[tuple[int, int, int, int]] = []
-    for i, item in enumerate(ranked.candidates.items):
-        section = sections[item.section_position]
-        if item.kind != FACT or not _is_profile(section):
-            continue
+    for i, item, section in _profile_facts(ranked, sections):
         keys = [k.strip().lower() for k in _KEY.findall(item.text)]
         keys += [section.heading.lower()]
         keys += ["writes"] if WRITES_THE_SITE in item.text else []
@@ -179,17 +177,14 @@ def keyed_facts(
     heading, which come in their order. Only when the ranker agrees, with a keyed fact among
     its first KEYED_TOP, and never for a question in the past: the profile says what is
     true now."""
-    lowered = [re.sub(r"['’]s?$", "", w) for w in words(question)]
+    lowered = _lowered(question)
     about = _PERSON.intersection(lowered) or _ADDRESSED.search(question)
     if not (about or any(w.isalpha() and is_owner(w) for w in lowered)) or _PAST.search(question):
         return []
-    stems = {t.stem for t in content_tokens(question) if not is_owner(t.lower)}
+    stems = _asked_stems(question, is_owner)
     joined = {a + b for a, b in zip(lowered, lowered[1:], strict=False)}
     found: list[tuple[int, int, int, int]] = []
-    for i, item in enumerate(ranked.candidates.items):
-        section = sections[item.section_position]
-        if item.kind != FACT or not _is_profile(section):
-            continue
+    for i, item, section in _profile_facts(ranked, sections):
         own = max((_named(k, stems, joined) for k in _KEY.findall(item.text)), default=0)
         heading = (
             0 if section.heading == PROFILE_HEADING else _named(section.heading, stems, joined)
@@ -207,6 +202,26 @@ def _named(key: str, stems: set[str], joined: set[str]) -> int:
     if wanted and wanted <= stems:
         return len(wanted)
     return int(key.lower().replace(" ", "") in joined)
+
+
+def _lowered(question: str) -> list[str]:
+    """The question's words in lower case, possessives removed ("Tim's" -> "tim")."""
+    return [re.sub(r"['’]s?$", "", w) for w in words(question)]
+
+
+def _asked_stems(text: str, is_owner: Callable[[str], bool]) -> set[str]:
+    """The stems of the text's content words, the owner's names aside."""
+    return {t.stem for t in content_tokens(text) if not is_owner(t.lower)}
+
+
+def _profile_facts(
+    ranked: Ranked, sections: Sequence[Section]
+) -> Iterator[tuple[int, Candidate, Section]]:
+    """The candidates that are facts of the owner's profile, with their index and section."""
+    for i, item in enumerate(ranked.candidates.items):
+        section = sections[item.section_position]
+        if item.kind == FACT and _is_profile(section):
+            yield i, item, section
 
 
 def _is_profile(section: Section) -> bool:

@@ -33,9 +33,8 @@ ITEM_SENTENCES = 2  # of a list item of several sentences, how many are said
 LIST_HEADING_SHARE = 0.5
 # "how do I run it?", "how can I install the CLI?": asks for a command, not only for steps
 _RUN = re.compile(
-    r"\bhow\s+(do|can|should|would)\s+(i|you|we|one)\s+(run|install|use|start|launch|execute|"
-    r"invoke|try|download|set\s+up|update|upgrade|uninstall|deploy)\b|\bhow\s+to\s+(run|install|"
-    r"use|start|launch|execute|invoke|try|download|set\s+up|update|upgrade|uninstall|deploy)\b",
+    r"\bhow\s+(?:(?:do|can|should|would)\s+(?:i|you|we|one)|to)\s+(run|install|use|start|launch|"
+    r"execute|invoke|try|download|set\s+up|update|upgrade|uninstall|deploy)\b",
     re.IGNORECASE,
 )
 _LIST = re.compile(

@@ -196,9 +196,9 @@ _SHELL = frozenset(
 def commands(info: str, content: str) -> list[str]:
     """The lines of a code block worth quoting as commands: a block in a shell language (or
     none) of at most COMMAND_LINES lines of at most COMMAND_CHARS characters; else none."""
-    language = info.strip().split(maxsplit=1)[0].lower() if info.strip() else ""
+    language = next(iter(info.split()), "").lower()
     lines = [line.strip() for line in content.splitlines() if line.strip()]
-    if language not in _SHELL and language != "":
+    if language and language not in _SHELL:
         return []
     if len(lines) > COMMAND_LINES or any(len(line) > COMMAND_CHARS for line in lines):
         return []
