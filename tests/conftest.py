@@ -12,6 +12,7 @@ import pytest
 
 from sitecite.config import Settings, load_settings
 from sitecite.embed import Embedder, get_embedder
+from sitecite.pipeline import Engine
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_SITE = REPO / "examples" / "site"
@@ -31,11 +32,12 @@ CHROMIUM_ARGS = [
 ]
 
 
-def engine_for_pages(root: Path, pages: dict[str, str], embedder: Any, settings: Settings) -> Any:
+def engine_for_pages(
+    root: Path, pages: dict[str, str], embedder: Any, settings: Settings
+) -> Engine:
     """An engine over a small site written for one test module: `pages` maps a path under
     `root` to its text; the index is built beside `root`."""
     from sitecite.index.build import build_index
-    from sitecite.pipeline import Engine
 
     for name, text in pages.items():
         path = root / name
@@ -73,7 +75,6 @@ def example_index(embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) 
     from sitecite.calibrate import calibrate
     from sitecite.index.build import build_index
     from sitecite.index.store import read_manifest
-    from sitecite.pipeline import Engine
 
     build_index(EXAMPLE_SITE, INDEX_CACHE, embedder)
     if embedder.id not in read_manifest(INDEX_CACHE).get("thresholds", {}):
@@ -84,9 +85,7 @@ def example_index(embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) 
 
 
 @pytest.fixture(scope="session")
-def engine(example_index: Path, settings: Settings):  # type: ignore[no-untyped-def]
-    from sitecite.pipeline import Engine
-
+def engine(example_index: Path, settings: Settings) -> Engine:
     return Engine.load(example_index, settings)
 
 

@@ -86,8 +86,7 @@ def site_engine(
         "notes/scans.md": SCANS,
         "authors/default.md": AUTHOR,
     }
-    engine: Engine = engine_for_pages(tmp_path_factory.mktemp("site"), pages, embedder, settings)
-    return engine
+    return engine_for_pages(tmp_path_factory.mktemp("site"), pages, embedder, settings)
 
 
 def test_a_list_item_answers_and_says_where_it_comes_from(site_engine: Engine) -> None:

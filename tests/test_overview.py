@@ -55,8 +55,7 @@ def overview_engine(
 ) -> Engine:
     pages = {"graphs.md": GRAPHS, "timer.md": KITCHEN, "timer-2.md": SEQUEL}
     root = tmp_path_factory.mktemp("overview-site")
-    engine: Engine = engine_for_pages(root, pages, embedder, settings)
-    return engine
+    return engine_for_pages(root, pages, embedder, settings)
 
 
 @pytest.mark.parametrize(

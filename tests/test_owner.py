@@ -58,8 +58,7 @@ def owner_engine(
         "data/blog/hiring.md": HIRING,
     }
     root = tmp_path_factory.mktemp("owner-site")
-    engine: Engine = engine_for_pages(root, pages, embedder, settings)
-    return engine
+    return engine_for_pages(root, pages, embedder, settings)
 
 
 @pytest.mark.parametrize(
@@ -182,8 +181,7 @@ def profile_engine(
 ) -> Engine:
     root = tmp_path_factory.mktemp("profile-site")
     pages = {"profile.yaml": PROFILE, "writing/audits.md": AUDITS}
-    engine: Engine = engine_for_pages(root, pages, embedder, settings)
-    return engine
+    return engine_for_pages(root, pages, embedder, settings)
 
 
 @pytest.mark.parametrize(
