@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from sitecite.generate.answerable import Ranked
+from sitecite.generate.evidence import proper_names
 from sitecite.generate.features import Candidate
 from sitecite.ingest.data import FACTS_PAGE_ID
 from sitecite.ingest.identity import PROFILE_HEADING, WRITES_THE_SITE
@@ -183,16 +184,18 @@ def keyed_facts(
         return []
     stems = _asked_stems(question, is_owner)
     joined = {a + b for a, b in zip(lowered, lowered[1:], strict=False)}
-    found: list[tuple[int, int, int, int]] = []
+    names = {stem(n.lower()) for n in proper_names(question) if not is_owner(n.lower())}
+    found: list[tuple[int, int, int, int, int]] = []
     for i, item, section in _profile_facts(ranked, sections):
         own = max((_named(k, stems, joined) for k in _KEY.findall(item.text)), default=0)
         heading = (
             0 if section.heading == PROFILE_HEADING else _named(section.heading, stems, joined)
         )
-        if own or heading:
-            found.append((-own, -heading, item.sentence_position, i))
-    chosen = [place[3] for place in sorted(found)[:KEYED_SAY]]
-    return chosen if set(order[:KEYED_TOP]) & {place[3] for place in found} else []
+        held = len(names & {t.stem for t in content_tokens(item.text)})
+        if own or heading or held:
+            found.append((-own, -heading, -held, item.sentence_position, i))
+    chosen = [place[-1] for place in sorted(found)[:KEYED_SAY]]
+    return chosen if set(order[:KEYED_TOP]) & {place[-1] for place in found} else []
 
 
 def _named(key: str, stems: set[str], joined: set[str]) -> int:
