@@ -55,17 +55,13 @@ def percentiles_ms(seconds: Sequence[float]) -> tuple[float, float]:
 
 
 def question_context(engine: Any, question: str) -> tuple[Any, Any]:
-    """The question's vector and the context `pipeline.answer` would build for it (planted
-    instructions quarantined), or None for the context when nothing passes the gate."""
-    from sitecite.pipeline import admitted_context
-    from sitecite.retrieve import search
-    from sitecite.screen import screen_question
+    """The question's vector and the context `pipeline.answer` would build for it (read as
+    serving reads it, the owner's profile and named sections admitted, planted instructions
+    quarantined), or None for the context when nothing passes the gate."""
+    from sitecite.pipeline import generator_context, retrieve_for_answer
 
-    vector = engine.embedder.embed_query(question)
-    settings = engine.settings
-    hits = search(engine.index, vector, question, settings.k, engine.threshold, settings.retrieve)
-    admitted = [h for h in hits.hits if h.admitted]
-    if not admitted:
-        return vector, None
-    context, _ = admitted_context(engine, question, vector, admitted, screen_question(question))
-    return vector, context
+    found = retrieve_for_answer(engine, question)
+    if not found.admitted:
+        return found.query_vector, None
+    context, _ = generator_context(engine, found)
+    return context.query_vector, context

@@ -22,7 +22,7 @@ import numpy as np
 import train_ranker
 from _answerdata import load, site_engine
 from _common import CACHE, question_context
-from _ranker_data import QUESTIONS, REAL_SITES, collect
+from _ranker_data import collect, dev_questions
 
 SITES = train_ranker.SITES
 
@@ -53,14 +53,12 @@ class Decision:
 
 def questions() -> list[tuple[str, str, str, bool, list[list[str]]]]:
     """(site, origin, question, answerable, must_contain) of the answer data and the dev halves."""
-    from sitecite.eval.questions import load_question_set
 
     found = [(i.site, "answerdata", i.question, i.answerable, i.must_contain) for i in load()]
-    for site in REAL_SITES:
-        for q in load_question_set(QUESTIONS / f"{site}-dev.json").questions:
-            if q.expect == "answer" or q.category == "abstention":
-                groups = [list(g) for g in q.must_contain]
-                found.append((site, "dev", q.question, q.expect == "answer", groups))
+    for site, origin, q in dev_questions():
+        if q.expect == "answer" or q.category == "abstention":
+            groups = [list(g) for g in q.must_contain]
+            found.append((site, origin, q.question, q.expect == "answer", groups))
     return found
 
 

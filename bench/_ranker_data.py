@@ -70,20 +70,18 @@ class Group:
 
 
 def context_for(engine: Any, question: str) -> tuple[Any, np.ndarray]:
-    """The Context the generator would get with every top-8 hit admitted, and which hits the
-    gate admits."""
-    from sitecite.generate import Context
-    from sitecite.retrieve import search
-    from sitecite.screen import answer_kind
+    """The Context the generator would get with every top-8 hit admitted (the question read and
+    retrieved exactly as serving does: `pipeline.retrieve_for_answer`), and which hits the gate
+    admits."""
+    from dataclasses import replace
 
-    vector = engine.embedder.embed_query(question)
-    hits = search(engine.index, vector, question, K, engine.threshold, engine.settings.retrieve)
-    sections = [h.section for h in hits.hits]
-    rows = [engine.index.row_of[s.id] for s in sections]
-    context = Context(
-        question, vector, engine.index, rows, sections, engine.embedder, answer_kind(question)
-    )
-    return context, np.array([h.admitted for h in hits.hits], dtype=bool)
+    from sitecite.pipeline import generator_context, retrieve_for_answer
+
+    found = retrieve_for_answer(engine, question, K)
+    gate = np.array([hit.admitted for hit in found.hits], dtype=bool)
+    every = replace(found, hits=tuple(replace(hit, admitted=True) for hit in found.hits))
+    context, _ = generator_context(engine, every)
+    return context, gate
 
 
 def group_for(
@@ -138,27 +136,42 @@ def answerdata_groups(engines: dict[str, Any], items: list[Item]) -> list[Group]
 
 
 def dev_groups(engines: dict[str, Any]) -> list[Group]:
-    """The real sites' dev halves: answerable questions with key facts, and abstention ones."""
+    """The dev halves: the real sites' questions and the questions about the owner (all three
+    sites), answerable ones with key facts, and abstention ones."""
     from sitecite.eval.metrics import matches
-    from sitecite.eval.questions import load_question_set
 
     groups = []
-    for site in REAL_SITES:
-        for q in load_question_set(QUESTIONS / f"{site}-dev.json").questions:
-            answerable = q.expect == "answer" and bool(q.must_contain)
-            if not answerable and q.category != "abstention":
-                continue
-            wordings = [w.lower() for g in q.must_contain for w in g]
+    for site, origin, q in dev_questions():
+        answerable = q.expect == "answer" and bool(q.must_contain)
+        if not answerable and q.category != "abstention":
+            continue
+        wordings = [w.lower() for g in q.must_contain for w in g]
 
-            def positive(section: Any, number: int, text: str, w: Any = wordings, q: Any = q):
-                on_page = any(matches(s, section.id, section.page_id) for s in q.expected_sources)
-                return on_page and any(x in text.lower() for x in w)
+        def positive(section: Any, number: int, text: str, w: Any = wordings, q: Any = q):
+            on_page = any(matches(s, section.id, section.page_id) for s in q.expected_sources)
+            return on_page and any(x in text.lower() for x in w)
 
-            where = (site, "dev", q.id)
-            groups.append(
-                group_for(engines[site], where, q.question, answerable, positive, q.must_contain)
-            )
+        where = (site, origin, q.id)
+        groups.append(
+            group_for(engines[site], where, q.question, answerable, positive, q.must_contain)
+        )
     return groups
+
+
+def dev_questions() -> list[tuple[str, str, Any]]:
+    """(site, origin, question) of every dev half: origin "dev" for the real sites' question
+    sets, "owner" for the questions about the owner (bench/questions/owner-<site>-dev.json)."""
+    from sitecite.eval.questions import load_question_set
+
+    found = []
+    for site in REAL_SITES:
+        found += [
+            (site, "dev", q) for q in load_question_set(QUESTIONS / f"{site}-dev.json").questions
+        ]
+    for site in (*REAL_SITES, "example"):
+        path = QUESTIONS / f"owner-{site}-dev.json"
+        found += [(site, "owner", q) for q in load_question_set(path).questions]
+    return found
 
 
 def squad_groups(embedder: Any, settings: Any) -> list[Group]:

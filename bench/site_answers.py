@@ -15,8 +15,12 @@ and, with `--show`, every answer with its failed checks, for reading them one by
 how to reach them, often in the second person: bench/questions/owner-<site>-<half>.json), on
 the two real sites and the example site.
 
-    python bench/site_answers.py [--set sites|owner] [--half dev|test] [--site jarvis] [--show]
-        [--json] [--answerable-threshold P]
+`--half fresh` runs the real sites' third sets (bench/questions/<site>-fresh.json), written
+after the halves by other visitors: a change decided on dev is kept only if it does not cost
+here, before the test halves are run to report.
+
+    python bench/site_answers.py [--set sites|owner] [--half dev|test|fresh] [--site jarvis]
+        [--show] [--json] [--answerable-threshold P]
 """
 
 from __future__ import annotations
@@ -135,7 +139,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", choices=["sites", "owner"], default="sites", dest="which")
-    parser.add_argument("--half", choices=["dev", "test"], default="dev")
+    parser.add_argument(
+        "--half",
+        choices=["dev", "test", "fresh"],
+        default="dev",
+        help="fresh: the real sites' third set, written later by other visitors, for checking "
+        "that a change decided on dev carries over before the test halves are run",
+    )
     parser.add_argument("--site", choices=OWNER_SITES, action="append")
     parser.add_argument("--show", action="store_true", help="print every answer and its checks")
     parser.add_argument("--json", action="store_true", help="one JSON object on the last line")
@@ -151,6 +161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = load_settings(overrides, config_file=None, environ={})
     embedder = get_embedder(settings.embedder, threads=2)
     owner = args.which == "owner"
+    if owner and args.half == "fresh":
+        parser.error("the owner questions have dev and test halves only")
     if not owner and "example" in (args.site or ()):
         parser.error("the example site's own questions are run by `sitecite eval` (README)")
     figures = {}

@@ -122,7 +122,9 @@ def abstention_point(found: Sequence[Decision], probabilities: dict[int, float])
     for threshold in np.round(np.arange(0.0, 1.0, 0.01), 2):
         said_no = refused(found, probabilities, float(threshold))
         unanswerable = [
-            r for r, d in zip(said_no, found, strict=True) if d.origin == "dev" and not d.answerable
+            r
+            for r, d in zip(said_no, found, strict=True)
+            if d.origin in ("dev", "owner") and not d.answerable
         ]
         if sum(unanswerable) >= REFUSE * len(unanswerable):
             return float(threshold)

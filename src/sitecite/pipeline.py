@@ -18,7 +18,7 @@ from sitecite.addressed import addressed
 from sitecite.config import Settings
 from sitecite.embed import Embedder, embedder_for
 from sitecite.errors import InputError
-from sitecite.followup import resolve
+from sitecite.followup import Resolution, resolve
 from sitecite.generate import Context, Generator
 from sitecite.generate.extractive import DEFAULT_COVERAGE_THRESHOLD, DEFAULT_SENTENCE_THRESHOLD
 from sitecite.generate.owner import owner_question, profile_sections
@@ -124,38 +124,10 @@ def answer(
     answer (the server's LLM budget falls back to the extractive one)."""
     started = time.perf_counter()
     question = validate_question(question)
-    k = k or engine.settings.k
-    timings: dict[str, float] = {}
-
-    screen = screen_question(question)
-    # "who are you?" asks about the owner the box speaks for (sitecite.addressed); read so
-    # only when that is all it asks: the owner's name in "have you ever won a hackathon?"
-    # pulls the search towards the profile, and "you" alone is a word search ignores
-    asked = addressed(question, engine.index.subject)
-    asks_owner = owner_question(asked, engine.index.is_subject)
-    reading = resolve(asked if asks_owner else question, history, engine.index)
-    mark = time.perf_counter()
-    query_vector = engine.embedder.embed_query(reading.search)
-    timings["embed"] = _ms(mark)
-
-    mark = time.perf_counter()
-    retrieval = search(
-        engine.index,
-        query_vector,
-        reading.search,
-        k * reading.depth,
-        engine.threshold,
-        engine.settings.retrieve,
-    )
-    hits = reading.focus(retrieval.hits, k)
-    # a question about the owner gets the profile, if the gate found the question on topic
-    on_topic = any(hit.admitted for hit in hits)
-    if on_topic and asks_owner and not reading.kind:  # read alone: its answer text is `asked`
-        hits = with_profile(engine.index, query_vector, hits, k)
-    if on_topic:
-        hits = with_named_sections(engine.index, reading.search, hits)
-    timings["retrieve"] = _ms(mark)
-    admitted = [hit for hit in hits if hit.admitted]
+    found = retrieve_for_answer(engine, question, k, history)
+    reading, screen, hits = found.reading, found.screen, found.hits
+    timings: dict[str, float] = dict(found.timings)
+    admitted = list(found.admitted)
     checks = [
         *([Check("followup", True, reading.detail())] if history else []),
         Check(
@@ -177,21 +149,7 @@ def answer(
     elif not admitted:
         draft = Draft("", (), True, "none", refusal_reason="below_threshold")
     else:
-        # a question that points back is answered by its own words, on the pages found with
-        # the previous question's
-        answer_vector = (
-            query_vector
-            if reading.answer == reading.search
-            else engine.embedder.embed_query(reading.answer)
-        )
-        context, check = admitted_context(engine, reading.answer, answer_vector, admitted, screen)
-        context = replace(
-            context,
-            answer_kind=screen.answer_kind or answer_kind(reading.answer),
-            history=tuple(history),
-            asked=question,
-            followup=reading.kind,
-        )
+        context, check = generator_context(engine, found, history)
         context_sections = context.sections
         checks.append(check)
         draft = (generator or engine.generator).generate(context)
@@ -240,6 +198,84 @@ def answer(
         resolved_question=reading.standalone,
     )
     return result, trace
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """What `answer` finds before the generator: how the question was read (alone or with the
+    conversation), its screen, its vector and the hits, the admitted ones marked."""
+
+    question: str
+    reading: Resolution
+    screen: Screen
+    query_vector: np.ndarray
+    hits: tuple[Hit, ...]
+    timings: dict[str, float]
+
+    @property
+    def admitted(self) -> tuple[Hit, ...]:
+        return tuple(hit for hit in self.hits if hit.admitted)
+
+
+def retrieve_for_answer(
+    engine: Engine, question: str, k: int | None = None, history: Sequence[Turn] = ()
+) -> Retrieved:
+    """Read the question and retrieve once, as `answer` does: the gate, the owner's profile for
+    a question about them, and sections whose own heading names a rare question word."""
+    k = k or engine.settings.k
+    screen = screen_question(question)
+    # "who are you?" asks about the owner the box speaks for (sitecite.addressed); read so
+    # only when that is all it asks: the owner's name in "have you ever won a hackathon?"
+    # pulls the search towards the profile, and "you" alone is a word search ignores
+    asked = addressed(question, engine.index.subject)
+    asks_owner = owner_question(asked, engine.index.is_subject)
+    reading = resolve(asked if asks_owner else question, history, engine.index)
+    mark = time.perf_counter()
+    query_vector = engine.embedder.embed_query(reading.search)
+    timings = {"embed": _ms(mark)}
+
+    mark = time.perf_counter()
+    retrieval = search(
+        engine.index,
+        query_vector,
+        reading.search,
+        k * reading.depth,
+        engine.threshold,
+        engine.settings.retrieve,
+    )
+    hits = reading.focus(retrieval.hits, k)
+    # a question about the owner gets the profile, if the gate found the question on topic
+    on_topic = any(hit.admitted for hit in hits)
+    if on_topic and asks_owner and not reading.kind:  # read alone: its answer text is `asked`
+        hits = with_profile(engine.index, query_vector, hits, k)
+    if on_topic:
+        hits = with_named_sections(engine.index, reading.search, hits)
+    timings["retrieve"] = _ms(mark)
+    return Retrieved(question, reading, screen, query_vector, tuple(hits), timings)
+
+
+def generator_context(
+    engine: Engine, found: Retrieved, history: Sequence[Turn] = ()
+) -> tuple[Context, Check]:
+    """The context the generator gets for admitted hits, and the quarantine's check."""
+    reading = found.reading
+    # a question that points back is answered by its own words, on the pages found with
+    # the previous question's
+    answer_vector = (
+        found.query_vector
+        if reading.answer == reading.search
+        else engine.embedder.embed_query(reading.answer)
+    )
+    admitted = list(found.admitted)
+    context, check = admitted_context(engine, reading.answer, answer_vector, admitted, found.screen)
+    context = replace(
+        context,
+        answer_kind=found.screen.answer_kind or answer_kind(reading.answer),
+        history=tuple(history),
+        asked=found.question,
+        followup=reading.kind,
+    )
+    return context, check
 
 
 def with_profile(
