@@ -242,7 +242,10 @@ def run(found: list[Decision], write: bool) -> dict[str, Any]:
     return result
 
 
-TRAINED_ON = "answer data (bench/answerdata) and dev halves of jarvis, timlrx; example answer data"
+TRAINED_ON = (
+    "answer data (bench/answerdata), dev halves of jarvis, timlrx and of the owner questions "
+    "(jarvis, timlrx, example)"
+)
 
 
 def print_tables(result: dict[str, Any]) -> None:

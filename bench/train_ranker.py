@@ -175,7 +175,8 @@ def run(groups: list[Group], write: bool) -> dict[str, Any]:
         ranker = fit(sites, FEATURE_SETS[CHOSEN])
         loso = rows[CHOSEN]
         ranker.about.update(
-            trained_on="answer data (bench/answerdata) and dev halves of jarvis, timlrx, example",
+            trained_on="answer data (bench/answerdata) of jarvis, timlrx, example; dev halves of "
+            "jarvis, timlrx and of the owner questions (jarvis, timlrx, example)",
             leave_one_site_out_top1={s: round(loso[s][0] / loso[s][1], 4) for s in SITES},
         )
         WEIGHTS.write_text(json.dumps(ranker.to_json(), indent=1) + "\n")
