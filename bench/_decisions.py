@@ -53,7 +53,6 @@ class Decision:
 
 def questions() -> list[tuple[str, str, str, bool, list[list[str]]]]:
     """(site, origin, question, answerable, must_contain) of the answer data and the dev halves."""
-
     found = [(i.site, "answerdata", i.question, i.answerable, i.must_contain) for i in load()]
     for site, origin, q in dev_questions():
         if q.expect == "answer" or q.category == "abstention":

@@ -149,7 +149,7 @@ def answer(
     elif not admitted:
         draft = Draft("", (), True, "none", refusal_reason="below_threshold")
     else:
-        context, check = generator_context(engine, found, history)
+        context, check = generator_context(engine, found)
         context_sections = context.sections
         checks.append(check)
         draft = (generator or engine.generator).generate(context)
@@ -203,9 +203,10 @@ def answer(
 @dataclass(frozen=True)
 class Retrieved:
     """What `answer` finds before the generator: how the question was read (alone or with the
-    conversation), its screen, its vector and the hits, the admitted ones marked."""
+    conversation, `history`), its screen, its vector and the hits, the admitted ones marked."""
 
     question: str
+    history: tuple[Turn, ...]
     reading: Resolution
     screen: Screen
     query_vector: np.ndarray
@@ -251,12 +252,18 @@ def retrieve_for_answer(
     if on_topic:
         hits = with_named_sections(engine.index, reading.search, hits)
     timings["retrieve"] = _ms(mark)
-    return Retrieved(question, reading, screen, query_vector, tuple(hits), timings)
+    return Retrieved(
+        question=question,
+        history=tuple(history),
+        reading=reading,
+        screen=screen,
+        query_vector=query_vector,
+        hits=tuple(hits),
+        timings=timings,
+    )
 
 
-def generator_context(
-    engine: Engine, found: Retrieved, history: Sequence[Turn] = ()
-) -> tuple[Context, Check]:
+def generator_context(engine: Engine, found: Retrieved) -> tuple[Context, Check]:
     """The context the generator gets for admitted hits, and the quarantine's check."""
     reading = found.reading
     # a question that points back is answered by its own words, on the pages found with
@@ -271,7 +278,7 @@ def generator_context(
     context = replace(
         context,
         answer_kind=found.screen.answer_kind or answer_kind(reading.answer),
-        history=tuple(history),
+        history=found.history,
         asked=found.question,
         followup=reading.kind,
     )
