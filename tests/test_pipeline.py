@@ -231,3 +231,54 @@ def test_a_section_named_for_a_rare_word_of_the_question_is_admitted(
     assert admitted == {"uses#homelab"}
     question = "What does he run past a friend?"  # no rare word names a heading
     assert not any(h.admitted for h in with_named_sections(index, question, left_out(question)))
+
+
+GARDEN = """# The garden
+
+## Tomatoes
+
+I grow Sungold cherry tomatoes in raised beds; they ripen first and taste the sweetest.
+
+## Watering
+
+The tomato beds get drip irrigation every morning, on a timer, so the soil never dries out.
+
+## Pests
+
+Aphids on the tomato leaves are washed off with a hose; I never spray the beds.
+
+## Harvest
+
+The tomato harvest runs from July to October, and most of it becomes sauce.
+"""
+COMMUTE = """# Getting around
+
+## Commute
+
+I ride a steel Surly Cross-Check to the office, twelve kilometres each way, all year.
+"""
+
+
+def test_each_part_of_a_question_is_searched_for(embedder, settings, tmp_path: Path) -> None:
+    """A question that asks two things gets the sections of each: the part the whole
+    question's search left out is searched on its own and its sections are admitted, and a
+    question of one part is left as it was."""
+    from conftest import engine_for_pages
+
+    from sitecite.pipeline import with_parts
+    from sitecite.retrieve import search
+
+    pages = {"garden.md": GARDEN, "commute.md": COMMUTE}
+    engine = engine_for_pages(tmp_path / "site", pages, embedder, settings)
+    question = "Which tomatoes grow in his garden beds, and what bike does he ride to work?"
+    vector = engine.embedder.embed_query(question)
+    # the whole question's best three sections, all about the garden
+    hits = search(engine.index, vector, question, 3, 0.0, engine.settings.retrieve).hits
+    assert {h.section.page_id for h in hits} == {"garden"}
+    found = with_parts(engine, question, hits, 3)
+    admitted = [h.section.id for h in found if h.admitted]
+    assert "commute#commute" in admitted
+    assert [h.rank for h in found] == list(range(1, len(found) + 1))
+    assert {h.section.id for h in hits} <= {h.section.id for h in found}
+    alone = "Which tomatoes grow in his garden beds?"
+    assert with_parts(engine, alone, hits, 3) == tuple(hits)

@@ -20,6 +20,7 @@ from sitecite.embed import Embedder, embedder_for
 from sitecite.errors import InputError
 from sitecite.followup import Resolution, resolve
 from sitecite.generate import Context, Generator
+from sitecite.generate.evidence import question_parts
 from sitecite.generate.extractive import DEFAULT_COVERAGE_THRESHOLD, DEFAULT_SENTENCE_THRESHOLD
 from sitecite.generate.owner import owner_question, profile_sections
 from sitecite.index.store import Index, load_index
@@ -251,6 +252,8 @@ def retrieve_for_answer(
         hits = with_profile(engine.index, query_vector, hits, k)
     if on_topic:
         hits = with_named_sections(engine.index, reading.search, hits)
+    if on_topic and not reading.kind:  # a follow-up is already confined to earlier pages
+        hits = with_parts(engine, reading.search, hits, k)
     timings["retrieve"] = _ms(mark)
     return Retrieved(
         question=question,
@@ -306,6 +309,39 @@ def with_profile(
                 and found[i].section.id not in profile
             ):
                 del found[i]
+    return tuple(replace(hit, rank=rank) for rank, hit in enumerate(found, start=1))
+
+
+PART_HITS = 2  # of each part of a question of several, at most this many admitted sections
+
+
+def with_parts(engine: Engine, question: str, hits: Sequence[Hit], k: int) -> tuple[Hit, ...]:
+    """The hits of a question that asks several things, with each part's own best admitted
+    sections added: "Who did Jake support in 2016, and whose 404 page did he rank first?" is
+    searched as a whole closest to the 404 pages, so the page that answers the first part may
+    not be among the whole question's hits. Each part is searched on its own; when none of its
+    PART_HITS best admitted sections is among the hits, they are added: they take the places
+    of the last hits the gate did not admit, then follow the others."""
+    parts = question_parts(question)
+    if len(parts) < 2:
+        return tuple(hits)
+    found = list(hits)
+    present = {hit.section.id for hit in found}
+    vectors = engine.embedder.embed(parts)
+    for part, vector in zip(parts, vectors, strict=True):
+        retrieval = search(
+            engine.index, vector, part, k, engine.threshold, engine.settings.retrieve
+        )
+        best = [h for h in retrieval.hits if h.admitted][:PART_HITS]
+        if any(h.section.id in present for h in best):
+            continue  # the whole question's search found this part's place already
+        for hit in best:
+            present.add(hit.section.id)
+            left_out = [i for i, h in enumerate(found) if not h.admitted]
+            if left_out:
+                del found[left_out[-1]]
+            found.append(hit)
+    found.sort(key=lambda hit: not hit.admitted)  # stable: admitted hits first, in their order
     return tuple(replace(hit, rank=rank) for rank, hit in enumerate(found, start=1))
 
 
