@@ -282,3 +282,55 @@ def test_each_part_of_a_question_is_searched_for(embedder, settings, tmp_path: P
     assert {h.section.id for h in hits} <= {h.section.id for h in found}
     alone = "Which tomatoes grow in his garden beds?"
     assert with_parts(engine, alone, hits, 3) == tuple(hits)
+
+
+BRANCH = """# Renaming the default branch
+
+Git 2.28 added an init.defaultBranch setting, so new repositories can start on main.
+
+## Renaming locally
+
+Move the branch with git branch -m master main and push it.
+
+## Changing the remote
+
+Head to the repository's settings on GitHub and pick main as the default branch.
+"""
+
+
+def test_a_pages_opening_ranked_above_its_admitted_section_is_admitted(
+    embedder, settings, tmp_path: Path
+) -> None:
+    """The gate left out a page's opening section that search ranked above an admitted
+    section of the same page: the opening is admitted. A headed section in the same place, and
+    an opening ranked below every admitted section of its page, stay out."""
+    from conftest import engine_for_pages
+
+    from sitecite.pipeline import with_page_openings
+    from sitecite.types import Hit
+
+    pages = {"branch.md": BRANCH, "garden.md": GARDEN}
+    engine = engine_for_pages(tmp_path / "site", pages, embedder, settings)
+    by_id = {section.id: section for section in engine.index.sections}
+
+    def hits(*ids_and_gate: tuple[str, bool]) -> tuple[Hit, ...]:
+        return tuple(
+            Hit(by_id[i], rank, 0.3, 0.3, 0.0, admitted)
+            for rank, (i, admitted) in enumerate(ids_and_gate, start=1)
+        )
+
+    found = with_page_openings(
+        hits(
+            ("branch#changing-the-remote", True),
+            ("branch#intro", False),
+            ("garden#tomatoes", False),
+            ("branch#renaming-locally", True),
+        )
+    )
+    assert [h.admitted for h in found] == [True, True, False, True]
+    # a headed section ranked above an admitted one of its page is not an opening
+    headed = hits(("branch#renaming-locally", False), ("branch#changing-the-remote", True))
+    assert with_page_openings(headed) == headed
+    # an opening ranked below every admitted section of its page stays out
+    below = hits(("branch#renaming-locally", True), ("branch#intro", False))
+    assert with_page_openings(below) == below

@@ -252,6 +252,8 @@ def retrieve_for_answer(
         hits = with_profile(engine.index, query_vector, hits, k)
     if on_topic:
         hits = with_named_sections(engine.index, reading.search, hits)
+    if on_topic:
+        hits = with_page_openings(hits)
     if on_topic and not reading.kind:  # a follow-up is already confined to earlier pages
         hits = with_parts(engine, reading.search, hits, k)
     timings["retrieve"] = _ms(mark)
@@ -310,6 +312,27 @@ def with_profile(
             ):
                 del found[i]
     return tuple(replace(hit, rank=rank) for rank, hit in enumerate(found, start=1))
+
+
+def with_page_openings(hits: Sequence[Hit]) -> tuple[Hit, ...]:
+    """The hits, with a page's opening section (the text before its first heading) admitted
+    when the gate left it out but search ranked it above an admitted section of the same page:
+    the page is on topic, and its opening, which says what the page is about in a few general
+    sentences, often sits just under the threshold ("...add a init.defaultBranch setting ...
+    in Git 2.28" at cosine 0.23 for "Which version of Git added the init.defaultBranch
+    setting?", ranked second, above three admitted sections of the same post)."""
+    lowest: dict[str, int] = {}
+    for position, hit in enumerate(hits):
+        if hit.admitted:
+            lowest[hit.section.page_id] = position
+    return tuple(
+        replace(hit, admitted=True)
+        if not hit.admitted
+        and not hit.section.heading
+        and position < lowest.get(hit.section.page_id, -1)
+        else hit
+        for position, hit in enumerate(hits)
+    )
 
 
 PART_HITS = 2  # of each part of a question of several, at most this many admitted sections
