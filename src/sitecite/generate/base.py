@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -18,7 +18,8 @@ class Context:
 
     For a follow-up, `question` is what the answerer should cover (see sitecite.followup),
     `asked` the visitor's own words, `history` the earlier turns, oldest first, and `followup`
-    how the question was read with them ("pointer", "ellipsis", or "" when it stands alone)."""
+    how the question was read with them ("pointer", "ellipsis", or "" when it stands alone).
+    `part_vectors` holds the vectors of the question's parts that retrieval already embedded."""
 
     question: str
     query_vector: np.ndarray
@@ -30,6 +31,7 @@ class Context:
     history: tuple[Turn, ...] = ()
     asked: str = ""
     followup: str = ""
+    part_vectors: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 class Generator(ABC):

@@ -93,7 +93,7 @@ class ExtractiveGenerator(Generator):
             return self._refuse("unknown_entity", checks)
 
         parts = question_parts(context.question)
-        vectors = [context.query_vector] if len(parts) == 1 else list(context.embedder.embed(parts))
+        vectors = [context.query_vector] if len(parts) == 1 else part_vectors(context, parts)
         composition = Composition()
         said: set[str] = set()
         missing_kind: list[str] = []
@@ -221,6 +221,16 @@ class ExtractiveGenerator(Generator):
 
     def _refuse(self, reason: str, checks: list[Check]) -> Draft:
         return Draft("", (), True, self.name, refusal_reason=reason, checks=tuple(checks))
+
+
+def part_vectors(context: Context, parts: list[str]) -> list[np.ndarray]:
+    """The vector of each part of the question: those retrieval embedded already, the others
+    embedded now."""
+    known = dict(context.part_vectors)
+    missing = [part for part in parts if part not in known]
+    if missing:
+        known.update(zip(missing, context.embedder.embed(missing), strict=True))
+    return [known[part] for part in parts]
 
 
 def unknown_names(context: Context) -> list[str]:
