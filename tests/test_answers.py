@@ -439,3 +439,48 @@ def test_how_to_run_it_is_answered_with_the_command(
     assert presentable(result.answer, trace.context)[0], presentable(result.answer, trace.context)
     result, _ = answer(engine, "What does the Lantern CLI print?")
     assert "npx" not in result.answer, result.answer
+
+
+DOTFILES = """# Dotfiles
+
+## Networking
+
+On macOS the DNS cache is held by mDNSResponder, which the flush function restarts.
+
+Check, clear and flush your computer's DNS cache, overriding your router:
+
+```bash
+flushdns() {
+  sudo dscacheutil -flushcache
+  sudo killall -HUP mDNSResponder
+  echo "flushed"
+}
+```
+
+Start a simple local web server in the current directory:
+
+```bash
+serve() {
+  python3 -m http.server 8000
+  echo "serving"
+  echo "stop with Ctrl-C"
+}
+```
+"""
+
+
+def test_a_lead_in_whose_completion_was_not_kept_is_never_said(
+    embedder: Embedder, settings: Settings, tmp_path: Path
+) -> None:
+    """A sentence that introduces a code block the index does not keep ("...flush your
+    computer's DNS cache, overriding your router:") is not said: it would end on a colon, or be
+    "completed" by the next lead-in (the first one here; the second ends the section)."""
+    from sitecite.generate.select import orphaned_lead_in
+
+    engine = engine_for_pages(tmp_path / "site", {"dotfiles.md": DOTFILES}, embedder, settings)
+    section = next(s for s in engine.index.sections if s.heading == "Networking")
+    orphans = [s for n, s in enumerate(section.sentences) if orphaned_lead_in(section, n)]
+    assert len(orphans) == 2 and all(s.endswith(":") for s in orphans), section.sentences
+    result, trace = answer(engine, "How do I flush the DNS cache with your dotfiles?")
+    assert all(orphan not in result.answer for orphan in orphans), result.answer
+    assert presentable(result.answer, trace.context)[0], result.answer

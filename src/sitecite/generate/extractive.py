@@ -41,7 +41,7 @@ from sitecite.generate.follow import default_follower
 from sitecite.generate.overview import lead_with, overview_lead, overview_topic
 from sitecite.generate.owner import keyed_facts, owner_facts, owner_question
 from sitecite.generate.ranker import Ranker, default_ranker
-from sitecite.generate.select import merge, passages_for, shown
+from sitecite.generate.select import merge, orphaned_lead_in, passages_for, shown
 from sitecite.screen import answer_kind, has_answer_kind
 from sitecite.types import Check, Draft, Section
 
@@ -191,6 +191,10 @@ class ExtractiveGenerator(Generator):
             if found.items[i].text not in said
             and self.supports(found.items[i])
             and mentions(context.sections[found.items[i].section_position], names)
+            and not orphaned_lead_in(
+                context.sections[found.items[i].section_position],
+                found.items[i].sentence_position,
+            )
         ]
         return Ranked(found, scores, eligible), order
 

@@ -92,6 +92,16 @@ def passages_for(
     )
 
 
+def orphaned_lead_in(section: Section, position: int) -> bool:
+    """Whether sentence `position` introduces something ("...flush your computer's DNS,
+    overriding your router:") that the section no longer holds: nothing follows it, or only
+    another lead-in (the code block between them was not kept). Said, it would end on a colon."""
+    if not section.sentences[position].rstrip().endswith(":"):
+        return False
+    following = _following(section, position)
+    return not following or following[0][0].rstrip().endswith(":")
+
+
 def said_as(text: str, kind: str) -> str:
     """A sentence as the answer shows it: a command in backticks, as the page showed it."""
     return f"`{text}`" if kind == CODE else text
