@@ -484,3 +484,40 @@ def test_a_lead_in_whose_completion_was_not_kept_is_never_said(
     result, trace = answer(engine, "How do I flush the DNS cache with your dotfiles?")
     assert all(orphan not in result.answer for orphan in orphans), result.answer
     assert presentable(result.answer, trace.context)[0], result.answer
+
+
+SERIES = """# Learning Julia, part 1
+
+## Conclusion
+
+The untyped version of the model runs the whole simulation in about four seconds.
+
+In the next part of the series, I plan to show how typed code changes the benchmark results.
+
+## Homelab
+
+- Two mini PCs: both run Proxmox VE with Home Assistant and Gitea; full post coming soon!
+"""
+
+
+def test_a_plan_does_not_answer_what_came_of_it(
+    embedder: Embedder, settings: Settings, tmp_path: Path
+) -> None:
+    """When the sentence that would answer only says what is to come ("I plan to show how typed
+    code changes the benchmark results"), a question about the results is refused, and the
+    refusal says what the site does say, quoted and cited; a question about the plan is
+    answered by it, and a fact followed by "coming soon!" still answers."""
+    from sitecite.generate.extractive import ONLY_PLANNED
+
+    engine = engine_for_pages(tmp_path / "site", {"julia.md": SERIES}, embedder, settings)
+    result, trace = answer(engine, "What were the typed code benchmark results of the series?")
+    assert result.refused and result.refusal_reason == "only_planned", (result, trace.checks)
+    assert result.answer.startswith(ONLY_PLANNED), result.answer
+    assert "I plan to show how typed code changes" in result.answer
+    assert [c.id for c in result.citations] == ["julia#conclusion"]
+    planned, _ = answer(
+        engine, "What will the next part of the Julia series show about typed code?"
+    )
+    assert not planned.refused and "I plan to show" in planned.answer, planned.answer
+    homelab, _ = answer(engine, "What does he run on his mini PCs?")
+    assert not homelab.refused and "Proxmox VE" in homelab.answer, homelab.answer

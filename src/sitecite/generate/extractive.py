@@ -26,6 +26,7 @@ import re
 
 import numpy as np
 
+from sitecite.generate.answer_types import PLANNED
 from sitecite.generate.answerable import NEEDS, Ranked, answerable_row, default_answerability
 from sitecite.generate.base import Context, Generator
 from sitecite.generate.compose import Composition, Passage, render
@@ -43,8 +44,17 @@ from sitecite.generate.owner import keyed_facts, owner_facts, owner_question
 from sitecite.generate.ranker import Ranker, default_ranker
 from sitecite.generate.select import merge, orphaned_lead_in, passages_for, shown
 from sitecite.screen import answer_kind, has_answer_kind
+from sitecite.tokens import content_stems
 from sitecite.types import Check, Draft, Section
 
+ONLY_PLANNED = "The site doesn't say yet; it mentions this only as planned."
+# A question about what is to come: a plan answers it.
+_ASKS_PLANS = re.compile(
+    r"\b(plan\w*|will|going\s+to|next|future|upcoming|soon|intend\w*|hop(e|es|ing)|goals?|"
+    r"roadmap|wait\w*|later|yet)\b",
+    re.IGNORECASE,
+)
+_CLAUSE = re.compile(r"[;:!?]\s+|\.\s+")
 DEFAULT_SENTENCE_THRESHOLD = 0.0
 DEFAULT_COVERAGE_THRESHOLD = 0.51
 CALIBRATION_PAIRS = 30  # (cosine, coverage) of the top sentences, kept for `sitecite calibrate`
@@ -97,6 +107,7 @@ class ExtractiveGenerator(Generator):
         composition = Composition()
         said: set[str] = set()
         missing_kind: list[str] = []
+        planned: list[Candidate] = []  # leads that say what is to come, for parts asking what is
         support: list[str] = []
         judged: list[str] = []
         pairs: list[list[float]] = []
@@ -136,6 +147,12 @@ class ExtractiveGenerator(Generator):
             elif not self.judged_answerable(context, part, ranked, judged):
                 composition.uncovered.append(part)
                 continue
+            elif only_planned(part, ranked.candidates.items[ranked.eligible[0]].text):
+                # "What did the network look like after the update?" led by "I can't wait to
+                # update it when...": the site says it is to come, not what came of it
+                planned.append(ranked.candidates.items[ranked.eligible[0]])
+                composition.uncovered.append(part)
+                continue
             # a question of several parts gets one sentence per part; a single one, followers
             room = self.max_sentences - 1 if len(parts) == 1 else 0
             chosen = passages_for(
@@ -159,6 +176,11 @@ class ExtractiveGenerator(Generator):
             f"threshold {self.answerable_threshold:.2f}"
         )
         checks.append(Check("answerable", found, detail))
+        if planned:
+            said_planned = "; ".join(f"'{c.text[:80]}'" for c in planned)
+            checks.append(Check("planned", False, f"only a plan answers it: {said_planned}"))
+        if not found and planned:
+            return self._only_planned(planned[0], context.sections, checks)
         if not found:
             return self._refuse("unanswerable", checks)
         text, cited = render(composition, context.sections)
@@ -223,8 +245,41 @@ class ExtractiveGenerator(Generator):
             and sentence.coverage >= self.coverage_threshold
         )
 
+    def _only_planned(
+        self, plan: Candidate, sections: list[Section], checks: list[Check]
+    ) -> Draft:
+        """A refusal that says what the site does say: that it is planned, quoted and cited."""
+        quoted = Composition([Passage(plan.section_position, (plan.text,))])
+        text, cited = render(quoted, sections)
+        return Draft(
+            f"{ONLY_PLANNED} {text}",
+            cited,
+            True,
+            self.name,
+            refusal_reason="only_planned",
+            checks=tuple(checks),
+        )
+
     def _refuse(self, reason: str, checks: list[Check]) -> Draft:
         return Draft("", (), True, self.name, refusal_reason=reason, checks=tuple(checks))
+
+
+def only_planned(part: str, lead: str) -> bool:
+    """Whether what the sentence that would answer shares with the part is what is to come ("I
+    can't wait to update it when the Winds of Winter is released" for "What did the network
+    look like after he updated it with The Winds of Winter?") while the part asks what is, or
+    was: the clause that says what is planned holds at least half of the part's words that the
+    sentence holds. "...running Proxmox VE ...; Full post with more details coming soon!" still
+    answers "What does he run in his homelab?". A part that asks about plans is answered by
+    one."""
+    if _ASKS_PLANS.search(part):
+        return False
+    asked = content_stems(part)
+    held = asked & content_stems(lead)
+    for clause in _CLAUSE.split(lead):
+        if PLANNED.search(clause) and held:
+            return 2 * len(asked & content_stems(clause)) >= len(held)
+    return False
 
 
 def part_vectors(context: Context, parts: list[str]) -> list[np.ndarray]:
