@@ -245,9 +245,7 @@ class ExtractiveGenerator(Generator):
             and sentence.coverage >= self.coverage_threshold
         )
 
-    def _only_planned(
-        self, plan: Candidate, sections: list[Section], checks: list[Check]
-    ) -> Draft:
+    def _only_planned(self, plan: Candidate, sections: list[Section], checks: list[Check]) -> Draft:
         """A refusal that says what the site does say: that it is planned, quoted and cited."""
         quoted = Composition([Passage(plan.section_position, (plan.text,))])
         text, cited = render(quoted, sections)
