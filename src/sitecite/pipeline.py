@@ -253,7 +253,6 @@ def retrieve_for_answer(
         hits = with_profile(engine.index, query_vector, hits, k)
     if on_topic:
         hits = with_named_sections(engine.index, reading.search, hits)
-    if on_topic:
         hits = with_page_openings(hits)
     part_vectors: dict[str, np.ndarray] = {}
     if on_topic and not reading.kind:  # a follow-up is already confined to earlier pages

@@ -274,10 +274,11 @@ def only_planned(part: str, lead: str) -> bool:
         return False
     asked = content_stems(part)
     held = asked & content_stems(lead)
-    for clause in _CLAUSE.split(lead):
-        if PLANNED.search(clause) and held:
-            return 2 * len(asked & content_stems(clause)) >= len(held)
-    return False
+    return bool(held) and any(
+        2 * len(asked & content_stems(clause)) >= len(held)
+        for clause in _CLAUSE.split(lead)
+        if PLANNED.search(clause)
+    )
 
 
 def part_vectors(context: Context, parts: list[str]) -> list[np.ndarray]:
