@@ -521,3 +521,45 @@ def test_a_plan_does_not_answer_what_came_of_it(
     assert not planned.refused and "I plan to show" in planned.answer, planned.answer
     homelab, _ = answer(engine, "What does he run on his mini PCs?")
     assert not homelab.refused and "Proxmox VE" in homelab.answer, homelab.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "planned"),
+    [
+        (
+            "What did his network look like after he updated it with The Winds of Winter?",
+            "I can't wait to update it when the Winds of Winter is released.",
+            True,
+        ),
+        ("Where's his detailed homelab post?", "Full post with more details coming soon!", True),
+        # advice and a tutorial's voice are not the owner's plans
+        (
+            "What's his tip for pitching in a competition?",
+            "Prepare the story that you plan to deliver ahead of time.",
+            False,
+        ),
+        (
+            "How do I get VMware to notice the freed-up space?",
+            "We're going to have Linux overwrite the free space with zeros.",
+            False,
+        ),
+        # a question about intentions is answered by one
+        (
+            "What does he want to use this blog for?",
+            "I hope to use this platform to document my research projects.",
+            False,
+        ),
+        # the plan is a clause beside the answer, not the answer
+        (
+            "What does he run on his mini PCs?",
+            "Both run Proxmox VE with Home Assistant; full post coming soon!",
+            False,
+        ),
+    ],
+)
+def test_only_a_plan_is_told_apart_from_an_answer(
+    question: str, sentence: str, planned: bool
+) -> None:
+    from sitecite.generate.extractive import only_planned
+
+    assert only_planned(question, sentence) is planned

@@ -26,7 +26,6 @@ import re
 
 import numpy as np
 
-from sitecite.generate.answer_types import PLANNED
 from sitecite.generate.answerable import NEEDS, Ranked, answerable_row, default_answerability
 from sitecite.generate.base import Context, Generator
 from sitecite.generate.compose import Composition, Passage, render
@@ -48,10 +47,20 @@ from sitecite.tokens import content_stems
 from sitecite.types import Check, Draft, Section
 
 ONLY_PLANNED = "The site doesn't say yet; it mentions this only as planned."
-# A question about what is to come: a plan answers it.
+# The owner's own plan ("I plan to show", "I can't wait to update it") or a promise with no
+# subject ("Full post coming soon!", "in the next part"); not advice ("the story that you plan
+# to deliver") nor a tutorial's "we're going to".
+_OWN_PLAN = re.compile(
+    r"\b(?:I|we)(?:['’](?:m|re)|\s+am|\s+are)?\s+(?:\w+\s+)?(?:plan(?:s|ned|ning)?\s+to|"
+    r"intend(?:s|ed)?\s+to|hop(?:e|ing)\s+to|can['’]?t\s+wait|would\s+(?:like|love)\s+to)\b"
+    r"|\bcoming\s+soon\b|\bstay\s+tuned\b|\bin\s+the\s+(?:near\s+)?future\b"
+    r"|\b(?:next|future|upcoming)\s+(?:part|post|article|installment)\b",
+    re.IGNORECASE,
+)
+# A question about what is to come, or meant: a plan answers it.
 _ASKS_PLANS = re.compile(
     r"\b(plan\w*|will|going\s+to|next|future|upcoming|soon|intend\w*|hop(e|es|ing)|goals?|"
-    r"roadmap|wait\w*|later|yet)\b",
+    r"roadmap|wait\w*|later|yet|want\w*|try\w*|tries|tried|aim\w*|purpose|meant)\b",
     re.IGNORECASE,
 )
 _CLAUSE = re.compile(r"[;:!?]\s+|\.\s+")
@@ -263,7 +272,7 @@ class ExtractiveGenerator(Generator):
 
 
 def only_planned(part: str, lead: str) -> bool:
-    """Whether what the sentence that would answer shares with the part is what is to come ("I
+    """Whether what the sentence that would answer shares with the part is the owner's plan ("I
     can't wait to update it when the Winds of Winter is released" for "What did the network
     look like after he updated it with The Winds of Winter?") while the part asks what is, or
     was: the clause that says what is planned holds at least half of the part's words that the
@@ -277,7 +286,7 @@ def only_planned(part: str, lead: str) -> bool:
     return bool(held) and any(
         2 * len(asked & content_stems(clause)) >= len(held)
         for clause in _CLAUSE.split(lead)
-        if PLANNED.search(clause)
+        if _OWN_PLAN.search(clause)
     )
 
 
