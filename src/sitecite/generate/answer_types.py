@@ -80,14 +80,33 @@ _METHOD = re.compile(
 _LEAD_WORD = re.compile(r"[A-Za-z]+")
 _TOKEN = re.compile(r"[\w.+$%-]+")
 FIRST_PERSON = re.compile(r"\b(I|I'm|I've|I'd|I'll|my|me|we|our|us)\b")
+# A promise with no subject: "Full post coming soon!", "stay tuned".
+_PROMISE = r"coming\s+soon|stay\s+tuned|in\s+the\s+(?:near\s+)?future"
 # What the author has not done yet: a plan, a hope, a promise ("In the next part I plan to show
 # ...", "I can't wait to update it when ...", "Full post coming soon!"). It answers what will
-# be, never what was.
+# be, never what was. Wide, for the ranker's `planned` feature: anyone's plan, "going to".
 PLANNED = re.compile(
     r"\b(plan(s|ned|ning)?\s+to|hop(e|es|ing)\s+to|going\s+to|intend(s|ed)?\s+to|"
-    r"can'?t\s+wait|coming\s+soon|in\s+the\s+(near\s+)?future|(next|future)\s+(part|post|"
-    r"article|installment)|stay\s+tuned|would\s+(like|love)\s+to|will\s+(be\s+)?"
+    rf"can'?t\s+wait|{_PROMISE}|(next|future)\s+(part|post|"
+    r"article|installment)|would\s+(like|love)\s+to|will\s+(be\s+)?"
     r"(update|add|write|post|publish|show|cover|explore|look))\b",
+    re.IGNORECASE,
+)
+# Narrow, for deciding that only a plan answers (`generate/extractive.only_planned`): the
+# owner's own plan ("I plan to show", "I can't wait to update it") or a promise ("Full post
+# coming soon!", "in the next part"); not advice ("the story that you plan to deliver") nor a
+# tutorial's "we're going to".
+OWN_PLAN = re.compile(
+    r"\b(?:I|we)(?:['’](?:m|re)|\s+am|\s+are)?\s+(?:\w+\s+)?(?:plan(?:s|ned|ning)?\s+to|"
+    r"intend(?:s|ed)?\s+to|hop(?:e|ing)\s+to|can['’]?t\s+wait|would\s+(?:like|love)\s+to)\b"
+    rf"|\b(?:{_PROMISE})\b"
+    r"|\b(?:next|future|upcoming)\s+(?:part|post|article|installment)\b",
+    re.IGNORECASE,
+)
+# A question about what is to come, or meant: a plan answers it.
+ASKS_PLANS = re.compile(
+    r"\b(plan\w*|will|going\s+to|next|future|upcoming|soon|intend\w*|hop(e|es|ing)|goals?|"
+    r"roadmap|wait\w*|later|yet|want\w*|try\w*|tries|tried|aim\w*|purpose|meant)\b",
     re.IGNORECASE,
 )
 

@@ -26,6 +26,7 @@ import re
 
 import numpy as np
 
+from sitecite.generate.answer_types import ASKS_PLANS, OWN_PLAN
 from sitecite.generate.answerable import NEEDS, Ranked, answerable_row, default_answerability
 from sitecite.generate.base import Context, Generator
 from sitecite.generate.compose import Composition, Passage, render
@@ -47,22 +48,6 @@ from sitecite.tokens import content_stems
 from sitecite.types import Check, Draft, Section
 
 ONLY_PLANNED = "The site doesn't say yet; it mentions this only as planned."
-# The owner's own plan ("I plan to show", "I can't wait to update it") or a promise with no
-# subject ("Full post coming soon!", "in the next part"); not advice ("the story that you plan
-# to deliver") nor a tutorial's "we're going to".
-_OWN_PLAN = re.compile(
-    r"\b(?:I|we)(?:['’](?:m|re)|\s+am|\s+are)?\s+(?:\w+\s+)?(?:plan(?:s|ned|ning)?\s+to|"
-    r"intend(?:s|ed)?\s+to|hop(?:e|ing)\s+to|can['’]?t\s+wait|would\s+(?:like|love)\s+to)\b"
-    r"|\bcoming\s+soon\b|\bstay\s+tuned\b|\bin\s+the\s+(?:near\s+)?future\b"
-    r"|\b(?:next|future|upcoming)\s+(?:part|post|article|installment)\b",
-    re.IGNORECASE,
-)
-# A question about what is to come, or meant: a plan answers it.
-_ASKS_PLANS = re.compile(
-    r"\b(plan\w*|will|going\s+to|next|future|upcoming|soon|intend\w*|hop(e|es|ing)|goals?|"
-    r"roadmap|wait\w*|later|yet|want\w*|try\w*|tries|tried|aim\w*|purpose|meant)\b",
-    re.IGNORECASE,
-)
 _CLAUSE = re.compile(r"[;:!?]\s+|\.\s+")
 DEFAULT_SENTENCE_THRESHOLD = 0.0
 DEFAULT_COVERAGE_THRESHOLD = 0.51
@@ -279,14 +264,14 @@ def only_planned(part: str, lead: str) -> bool:
     sentence holds. "...running Proxmox VE ...; Full post with more details coming soon!" still
     answers "What does he run in his homelab?". A part that asks about plans is answered by
     one."""
-    if _ASKS_PLANS.search(part):
+    if ASKS_PLANS.search(part):
         return False
     asked = content_stems(part)
     held = asked & content_stems(lead)
     return bool(held) and any(
         2 * len(asked & content_stems(clause)) >= len(held)
         for clause in _CLAUSE.split(lead)
-        if _OWN_PLAN.search(clause)
+        if OWN_PLAN.search(clause)
     )
 
 
