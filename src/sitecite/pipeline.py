@@ -158,11 +158,21 @@ def answer(
     timings.update({f"generate.{step}": ms for step, ms in draft.timings.items()})
     timings["total"] = _ms(started)
 
+    quotes = draft.quotes if len(draft.quotes) == len(draft.cited) else ((),) * len(draft.cited)
     citations = tuple(
         Citation(
-            n, hit.section.id, hit.section.title, hit.section.heading, hit.section.url, hit.cosine
+            n,
+            hit.section.id,
+            hit.section.title,
+            hit.section.heading,
+            hit.section.url,
+            hit.cosine,
+            quoted,
         )
-        for n, hit in ((n, admitted[position]) for n, position in enumerate(draft.cited, start=1))
+        for n, hit, quoted in (
+            (n, admitted[position], quoted)
+            for n, (position, quoted) in enumerate(zip(draft.cited, quotes, strict=True), start=1)
+        )
     )
     refused = draft.refused or not citations
     if not refused or (draft.refused and draft.text):

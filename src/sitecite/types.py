@@ -7,12 +7,40 @@ without anyone being able to change what the generator actually saw.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 SCORE_LABEL = "mean cosine similarity of the cited sections"
 
 
 PROFILE_SUFFIX = " (profile)"  # the profile data page's title: "Noor Haddad (profile)"
+
+
+class Outcome(StrEnum):
+    """What a visitor got: a direct answer, a pointer to the closest sections, or a refusal."""
+
+    ANSWERED = "answered"
+    POINTED = "pointed"  # no direct answer; the closest sections are cited instead
+    REFUSED = "refused"
+
+
+class RefusalReason(StrEnum):
+    """Why an answer was not given (docs/answer.md); serialised as its string value."""
+
+    NONE = ""
+    INSTRUCTION = "instruction"  # the question carried instructions
+    TOO_LONG = "question_too_long"  # over the question-length limit
+    BELOW_THRESHOLD = "below_threshold"  # nothing cleared the gate
+    UNKNOWN_ENTITY = "unknown_entity"  # a name the question asks about is not on the site
+    ANSWER_KIND = "answer_kind"  # no admitted sentence holds the kind of thing asked for
+    LOW_SUPPORT = "low_support"
+    UNANSWERABLE = "unanswerable"
+    ONLY_PLANNED = "only_planned"  # the site only says the thing is planned
+    NO_DIRECT_ANSWER = "no_direct_answer"  # pointed: on topic, but no confident answer
+    NOT_ON_SITE = "not_on_site"  # the LLM said the sources don't cover it
+    UNVERIFIED = "unverified"  # no sentence of the LLM's answer verified
+    FALLBACK_REFUSED = "fallback_refused"
+    NO_CITATIONS = "no_citations"
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +161,7 @@ class Citation:
     heading: str
     url: str
     score: float
+    quotes: tuple[str, ...] = ()  # the words of the section the cited claim rests on
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -142,6 +171,7 @@ class Citation:
             "heading": self.heading,
             "url": self.url,
             "score": round(self.score, 4),
+            "quotes": list(self.quotes),
         }
 
 
@@ -178,13 +208,14 @@ class Draft:
     cited: tuple[int, ...]
     refused: bool
     generator: str
-    refusal_reason: str = ""
+    refusal_reason: str = ""  # a RefusalReason
     prompt: str = ""
     raw_output: str = ""
     checks: tuple[Check, ...] = ()
     attempts: tuple[dict[str, Any], ...] = ()
     tokens: dict[str, int] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
+    quotes: tuple[tuple[str, ...], ...] = ()  # per entry of `cited`, the words it rests on
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,11 +272,21 @@ class Answer:
     score_label: str = SCORE_LABEL
     resolved_question: str = ""  # a follow-up read with the previous question; "" otherwise
 
+    @property
+    def outcome(self) -> Outcome:
+        """Answered, pointed (no direct answer; the closest sections cited) or refused."""
+        if not self.refused:
+            return Outcome.ANSWERED
+        if self.refusal_reason == RefusalReason.NO_DIRECT_ANSWER and self.citations:
+            return Outcome.POINTED
+        return Outcome.REFUSED
+
     def to_json(self) -> dict[str, Any]:
         resolved = {"resolved_question": self.resolved_question} if self.resolved_question else {}
         return {
             "question": self.question,
             **resolved,
+            "outcome": str(self.outcome),
             "refused": self.refused,
             "answer": self.answer,
             "citations": [c.to_json() for c in self.citations],

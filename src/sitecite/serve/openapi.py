@@ -54,6 +54,9 @@ class CitationModel(BaseModel):
     heading: str
     url: str
     score: float
+    quotes: list[str] = Field(
+        default_factory=list, description="The words of the section the cited claim rests on."
+    )
 
 
 class RetrievedModel(BaseModel):
@@ -68,6 +71,10 @@ class AnswerModel(BaseModel):
     question: str
     resolved_question: str | None = Field(
         None, description="A follow-up as it was read with the previous question."
+    )
+    outcome: str = Field(
+        description='"answered", "pointed" (no direct answer: the closest sections are cited) '
+        'or "refused"'
     )
     refused: bool
     answer: str = Field(description="Answer text with citation markers like [1], or the refusal.")
