@@ -135,5 +135,6 @@ def test_demo_without_server_answers_three_questions(example_index: Path, tmp_pa
         == 0
     )
     text = out.getvalue()
-    assert text.count("\nQ: ") == 3
+    assert text.count("\nQ: ") == 4
     assert "[1]" in text and "The site doesn't say." in text
+    assert "couldn't find a direct answer" in text  # the near miss is pointed, not refused

@@ -95,8 +95,11 @@ def test_refusals_are_answers_with_refused_true(client: httpx.Client, engine: En
         body = response.json()
         assert without_latency(body) == expected(engine, question)
         refused += body["refused"]
-        if body["refused"]:
+        if body["outcome"] == "refused":
             assert body["citations"] == [] and "doesn't say" in body["answer"]
+        elif body["outcome"] == "pointed":  # no direct answer: the closest sections cited
+            assert body["refused"] and body["refusal_reason"] == "no_direct_answer"
+            assert body["citations"] and all(c["quotes"] for c in body["citations"])
     assert refused, f"none of {UNANSWERABLE} was refused"
 
 

@@ -300,12 +300,16 @@ class Answer:
         }
 
     def to_text(self) -> str:
-        """The answer as a person reads it in a terminal: text, numbered links, the score."""
-        if self.refused:
+        """The answer as a person reads it in a terminal: text, numbered links, the score; a
+        pointed reply's sections with the line of each that comes closest."""
+        if self.outcome == Outcome.REFUSED:
             return self.answer
         lines = [self.answer, ""]
         for citation in self.citations:
             where = f"{citation.title} › {citation.heading}" if citation.heading else citation.title
             lines.append(f"[{citation.n}] {where} — {citation.url}")
-        lines.append(f"({self.score_label}: {self.score:.2f})")
+            if self.outcome == Outcome.POINTED and citation.quotes:
+                lines.append(f'    "{citation.quotes[0]}"')
+        if self.outcome == Outcome.ANSWERED:
+            lines.append(f"({self.score_label}: {self.score:.2f})")
         return "\n".join(lines)
