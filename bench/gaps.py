@@ -10,7 +10,7 @@ precision, recall and F1 are printed for a range of cosine thresholds on the dev
 (examples/calibration.json and the *-dev halves) and, for the threshold chosen there, on the
 held-out ones (examples/questions.json and the *-test halves).
 
-    python bench/gaps.py [--json]
+    python -m bench.gaps [--json]
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from _common import REPO, console
-
+from bench._common import REPO, console
 from sitecite.embed import Embedder, get_embedder
 from sitecite.eval.gaps import GROUP_THRESHOLD, cluster, embed_questions
 

@@ -19,7 +19,7 @@ the two real sites and the example site.
 after the halves by other visitors: a change decided on dev is kept only if it does not cost
 here, before the test halves are run to report.
 
-    python bench/site_answers.py [--set sites|owner] [--half dev|test|fresh] [--site jarvis]
+    python -m bench.site_answers [--set sites|owner] [--half dev|test|fresh] [--site jarvis]
         [--show] [--json] [--answerable-threshold P]
 """
 
@@ -27,13 +27,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import CACHE, DATA, REPO, console, require  # noqa: E402
+from bench._common import CACHE, DATA, REPO, console, require
 
 SITES = ("jarvis", "timlrx")
 OWNER_SITES = (*SITES, "example")  # the owner questions were also written for the example site

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 
@@ -24,3 +25,30 @@ def test_public_api_is_exported() -> None:
         assert getattr(sitecite, name) is not None
     with pytest.raises(AttributeError):
         sitecite.not_a_thing  # noqa: B018
+
+
+def test_scripts_import_as_packages_without_path_tricks() -> None:
+    """bench/ and training/ run as modules (`python -m bench.speed`): no `sys.path` edits and
+    nothing imported from tests/ (what both need lives in bench/ or the package)."""
+    test_modules = {path.stem for path in (REPO / "tests").glob("*.py")}
+    found = []
+    for folder in ("bench", "training"):
+        for path in sorted((REPO / folder).glob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if (
+                    isinstance(node, ast.Attribute)
+                    and node.attr == "path"
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id == "sys"
+                ):
+                    found.append(f"{folder}/{path.name}:{node.lineno}: sys.path")
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names = [node.module]
+                for name in names:
+                    if name.split(".")[0] in test_modules | {"tests"}:
+                        found.append(f"{folder}/{path.name}:{node.lineno}: imports {name}")
+    assert not found, "\n".join(found)

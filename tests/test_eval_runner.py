@@ -325,8 +325,7 @@ def test_fail_under_and_junit(index_copy: Path, hash_engine: Engine, tmp_path: P
 
 
 def test_judge_failures_are_counted_not_skipped(index_copy: Path, hash_engine: Engine) -> None:
-    from scripted_llm import Reply, ScriptedLLM
-
+    from bench.scripted_llm import Reply, ScriptedLLM
     from sitecite.generate.client import ChatClient
 
     verdict = {
@@ -352,8 +351,7 @@ def test_judge_failures_are_counted_not_skipped(index_copy: Path, hash_engine: E
 def test_llm_generator_and_judge_end_to_end_with_a_cached_rerun(index_copy: Path) -> None:
     """`evaluate` with the LLM generator and the judge on one local chat server: tokens are
     counted, verdicts recorded, and a rerun asks the judge nothing it has already answered."""
-    from scripted_llm import Reply, ScriptedLLM, faithful
-
+    from bench.scripted_llm import Reply, ScriptedLLM, faithful
     from sitecite.eval import evaluate
 
     verdict = {

@@ -10,9 +10,9 @@ from typing import Any
 
 import httpx
 import pytest
-from scripted_llm import ScriptedLLM
 from test_llm_generator import llm_engine, quoting
 
+from bench.scripted_llm import ScriptedLLM
 from sitecite.asklog import QuestionLog, log_path
 from sitecite.config import load_settings
 from sitecite.pipeline import Engine
