@@ -1,5 +1,5 @@
 """How well content-gap grouping finds topics (not a test): visitors' questions about three
-sites, grouped by `sitecite.eval.gaps.cluster`, against the page each question is about.
+sites, grouped by `sitecite.owner.gaps.cluster`, against the page each question is about.
 
 Questions that one page answers stand for questions that one missing page would answer: a
 pair about the same page should share a group, a pair about different pages should not.
@@ -25,7 +25,7 @@ from typing import Any
 
 from bench._common import REPO, console
 from sitecite.embed import Embedder, get_embedder
-from sitecite.eval.gaps import GROUP_THRESHOLD, cluster, embed_questions
+from sitecite.owner.gaps import GROUP_THRESHOLD, cluster, embed_questions
 
 SETS = {
     "dev": (

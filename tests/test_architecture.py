@@ -20,6 +20,20 @@ def test_lower_layers_never_import_higher_ones() -> None:
     assert run.returncode == 0, run.stdout + run.stderr
 
 
+def test_no_module_imports_itself_through_others() -> None:
+    """No import cycle between any two modules of sitecite, a package and its own modules
+    included (import-linter's acyclic_siblings contract sees siblings only)."""
+    grimp = pytest.importorskip("grimp")
+    graph = grimp.build_graph("sitecite")
+    cycles = set()
+    for importer in graph.modules:
+        for imported in graph.find_modules_directly_imported_by(importer):
+            back = graph.find_shortest_chain(importer=imported, imported=importer)
+            if back:
+                cycles.add(" -> ".join((importer, *back)))
+    assert not cycles, "import cycles:\n" + "\n".join(sorted(cycles))
+
+
 def test_public_api_is_exported() -> None:
     for name in sitecite.__all__:
         assert getattr(sitecite, name) is not None

@@ -15,7 +15,13 @@ import pytest
 
 from sitecite.config import Settings, load_settings
 from sitecite.embed import Embedder, HashEmbedder
-from sitecite.eval import RunStore, compare_reports, latest_lab_html, load_question_set
+from sitecite.eval import (
+    RunStore,
+    compare_reports,
+    latest_lab_html,
+    load_question_set,
+    render_lab,
+)
 from sitecite.eval.compare import report_from_history
 from sitecite.eval.gate import missed_bars, parse_bars, write_junit
 from sitecite.eval.judge import JUDGE_PROMPT_VERSION, Judge
@@ -344,7 +350,7 @@ def test_judge_failures_are_counted_not_skipped(index_copy: Path, hash_engine: E
     assert judged["graded"] == 1 and judged["could_not_grade"] == 2
     assert judged["could_not_grade_ids"] == ["a-11", "a-12"]
     assert report.questions[1]["judge"]["could_not_grade"] is True
-    html = report.to_html()
+    html = render_lab(report)
     assert "judge could not grade" in html and "judge-model" in html
 
 

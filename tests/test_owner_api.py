@@ -13,8 +13,8 @@ import pytest
 from test_llm_generator import llm_engine, quoting
 
 from bench.scripted_llm import ScriptedLLM
-from sitecite.asklog import QuestionLog, log_path
 from sitecite.config import load_settings
+from sitecite.owner import QuestionLog, log_path
 from sitecite.pipeline import Engine
 from sitecite.serve.openapi import AnswerModel, HealthModel
 from sitecite.serve.server import serve_in_thread
