@@ -68,7 +68,7 @@ class JudgeSettings(_Strict):
 
 class RetrieveSettings(_Strict):
     """How dense and BM25 scores are fused. The defaults won a search on SciFact's train split
-    (`python bench/scifact.py --tune`): min-max convex fusion at 0.5 over the top 100 of each,
+    (`python -m training.tune_retrieval`): min-max convex fusion at 0.5 over the top 100 of each,
     BM25 with stemming and without stop-word removal. `ann = "hnsw"` needs the `ann` extra."""
 
     fusion: Literal["convex", "rrf", "dense", "bm25"] = "convex"

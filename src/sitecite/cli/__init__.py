@@ -27,21 +27,12 @@ def command(name: str) -> Callable[[Command], Command]:
     return register
 
 
-def _settings(args: argparse.Namespace, **flags: Any) -> Any:
-    from sitecite.config import load_settings
-
-    given = {key: value for key, value in flags.items() if value is not None}
-    for key in ("k", "threshold", "generator"):
-        if getattr(args, key, None) is not None:
-            given[key] = getattr(args, key)
-    return load_settings(given, getattr(args, "config", None))
-
-
 @command("index")
 def cmd_index(args: argparse.Namespace) -> int:
     from sitecite.cli.index import run_index
+    from sitecite.cli.options import settings_for
 
-    return run_index(args, _settings(args, **_index_flags(args)))
+    return run_index(args, settings_for(args, **_index_flags(args)))
 
 
 def _index_flags(args: argparse.Namespace) -> dict[str, Any]:
@@ -61,9 +52,10 @@ def _index_flags(args: argparse.Namespace) -> dict[str, Any]:
 
 @command("ask")
 def cmd_ask(args: argparse.Namespace) -> int:
+    from sitecite.cli.options import settings_for
     from sitecite.pipeline import Engine, answer
 
-    engine = Engine.load(args.index, _settings(args))
+    engine = Engine.load(args.index, settings_for(args))
     result, trace = answer(engine, args.question)
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
@@ -77,9 +69,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
 @command("calibrate")
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from sitecite.calibrate import calibrate
+    from sitecite.cli.options import settings_for
     from sitecite.pipeline import Engine
 
-    engine = Engine.load(args.index, _settings(args))
+    engine = Engine.load(args.index, settings_for(args))
     report = calibrate(
         engine,
         questions=args.questions,

@@ -1,4 +1,4 @@
-"""`sitecite gaps`: argument parsing and the text report; sitecite.eval.gaps does the work."""
+"""`sitecite gaps`: argument parsing and the text report; sitecite.owner.gaps does the work."""
 
 from __future__ import annotations
 
@@ -32,10 +32,10 @@ def add_gaps_parser(sub: Any, command: Callable[[str], Callable[..., Any]]) -> N
 
     @command("gaps")
     def cmd_gaps(args: argparse.Namespace) -> int:
-        from sitecite.asklog import QuestionLog, log_path
         from sitecite.config import load_settings
         from sitecite.errors import InputError
-        from sitecite.eval.gaps import gaps_report, parse_since
+        from sitecite.owner import QuestionLog, log_path
+        from sitecite.owner.gaps import gaps_report, parse_since
         from sitecite.pipeline import Engine
 
         since = parse_since(args.since)

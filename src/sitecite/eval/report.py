@@ -1,5 +1,7 @@
 """An evaluation Report: the run, its summary with intervals, and every question's result. It
-renders itself as JSON (docs/results.md), a rich table, JUnit XML and the lab page.
+renders itself as JSON (docs/results.md) and a rich table; `eval.gate` writes it as JUnit XML
+and `eval.lab.render_lab` as the lab page (the lab reads the run history and comparisons, which
+read reports, so a report cannot import it).
 
 With `--repeat N` a question passes only if it passed every time; a question that passed some
 times and failed others is *flaky* and listed as such.
@@ -222,8 +224,3 @@ class Report:
         from sitecite.eval.tables import summary_table
 
         return summary_table(self)
-
-    def to_html(self, **context: Any) -> str:
-        from sitecite.eval.lab import render_lab
-
-        return render_lab(self, **context)

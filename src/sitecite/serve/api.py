@@ -42,7 +42,7 @@ async def ask(request: Request) -> Response:
     except SiteciteError as error:  # e.g. an LLM provider down: the caller is not at fault
         raise from_library(error) from error
     answer_id, body = state.owner.issue(served.body)
-    state.owner.record(request, answer_id, question, served, started)
+    state.owner.record(request, answer_id, question, served.body, served.cache, started)
     return Response(
         body,
         media_type="application/json",

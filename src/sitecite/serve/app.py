@@ -27,6 +27,7 @@ from starlette.staticfiles import StaticFiles
 
 from sitecite.config import Settings
 from sitecite.errors import ConfigError
+from sitecite.owner.digest import DigestNotifier, follow_digests
 from sitecite.pipeline import Engine, answer
 from sitecite.serve import api
 from sitecite.serve.cors import CorsMiddleware
@@ -36,7 +37,6 @@ from sitecite.serve.how import how_page
 from sitecite.serve.lab import LabPage
 from sitecite.serve.limits import ClientAddress
 from sitecite.serve.live import LiveEngine
-from sitecite.serve.notify import DigestNotifier, follow_digests
 from sitecite.serve.openapi import openapi_schema
 from sitecite.serve.owner import OwnerLoop
 from sitecite.serve.pages import PAGE_HEADERS, home_page, site_page
@@ -190,7 +190,7 @@ def _routes(state: ServerState) -> list[BaseRoute]:
 async def _with_visitors(state: ServerState, page: str, lab: LabPage) -> str:
     """The lab page with its section on visitors; without an evaluation run, a page of that
     section alone (the placeholder's advice as its note). Unchanged without a question log."""
-    from sitecite.eval.gaps_html import insert_section, traffic_page, traffic_section
+    from sitecite.owner.gaps_html import insert_section, traffic_page, traffic_section
 
     try:
         report = await state.owner.traffic(state.service.live.current.engine)

@@ -12,8 +12,8 @@ from html import escape
 from typing import Any
 
 from sitecite.eval.charts import GREEN, ORANGE, label, svg, tag, title
-from sitecite.eval.gaps import DayCount, GapGroup, GapsReport
 from sitecite.eval.html import CSS, el, header, href, num, pct, row
+from sitecite.owner.gaps import DayCount, GapGroup, GapsReport
 
 REASON_LABELS = {
     "wrong": "wrong",

@@ -1,6 +1,6 @@
 """Content gaps: what visitors asked that the site could not answer, grouped into topics.
 
-The question log (sitecite.asklog) is read for a period; refused questions (except those
+The question log (sitecite.owner) is read for a period; refused questions (except those
 refused for carrying instructions: attacks are not gaps) and answers that got a thumbs down
 are embedded with the index's embedder (each distinct question once, the vectors kept in the
 log) and grouped greedily: most-asked first, each joining the group whose centroid is
@@ -23,11 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from sitecite.asklog import LoggedAsk, QuestionLog
 from sitecite.config import RetrieveSettings
 from sitecite.embed import Embedder
 from sitecite.errors import InputError
 from sitecite.index.store import Index
+from sitecite.owner.asklog import LoggedAsk, QuestionLog
 from sitecite.retrieve import search
 from sitecite.tokens import STOPWORDS, words
 from sitecite.types import Hit
