@@ -79,6 +79,12 @@ class Proposal:
 
 STRATEGIES = ("profile", "overview", "ranked")  # tried in this order for each part
 SURE = ("profile", "overview")  # strategies whose answers are given directly whatever they ask
+# what the decision to answer directly reads (decision_features, answer_features)
+DIRECT_FEATURES = (
+    *("profile", "overview", "answerable", "lead_score", "margin", "lead_cosine"),
+    *("lead_coverage", "lead_expected", "asks_kind", "section_rank", "why_how"),
+    "parts_answered",
+)
 
 
 class ExtractiveGenerator(Generator):
