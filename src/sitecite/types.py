@@ -299,13 +299,30 @@ class Answer:
             "tokens": dict(self.tokens),
         }
 
-    def to_text(self) -> str:
-        """The answer as a person reads it in a terminal: text, numbered links, the score."""
-        if self.refused:
-            return self.answer
-        lines = [self.answer, ""]
+    def to_text(self, markdown: bool = False) -> str:
+        """The answer as a person reads it in a terminal: the text with its Markdown rendered
+        (or kept, with `markdown`), the numbered sources with the words each rests on when the
+        text does not already hold them, and the score. A pointed reply lists its closest
+        sections; a refusal is its text alone, with the sections it points at if any."""
+        from sitecite.markup import plain, to_text
+
+        shown = to_text(self.answer) if not markdown else self.answer
+        if not self.citations:
+            return shown
+        heading = {Outcome.POINTED: "Closest sections:", Outcome.REFUSED: "See:"}
+        lines = [shown, ""]
+        if self.outcome in heading:
+            lines.append(heading[self.outcome])
+        said = plain(self.answer)
         for citation in self.citations:
             where = f"{citation.title} › {citation.heading}" if citation.heading else citation.title
-            lines.append(f"[{citation.n}] {where} — {citation.url}")
-        lines.append(f"({self.score_label}: {self.score:.2f})")
+            if markdown:
+                lines.append(f"{citation.n}. [{where}]({citation.url})")
+            else:
+                lines.append(f"[{citation.n}] {where} — {citation.url}")
+            for quote in citation.quotes:
+                if " ".join(quote.split()) not in said:
+                    lines.append(f"    > {quote}" if markdown else f"    \u201c{quote}\u201d")
+        if self.outcome == Outcome.ANSWERED:
+            lines.append(f"({self.score_label}: {self.score:.2f})")
         return "\n".join(lines)

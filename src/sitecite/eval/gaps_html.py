@@ -13,7 +13,7 @@ from typing import Any
 
 from sitecite.eval.charts import GREEN, ORANGE, label, svg, tag, title
 from sitecite.eval.gaps import DayCount, GapGroup, GapsReport
-from sitecite.eval.html import CSS, el, header, href, num, pct, row
+from sitecite.eval.html import el, header, href, num, pct, row, standalone
 
 REASON_LABELS = {
     "wrong": "wrong",
@@ -44,12 +44,7 @@ def traffic_page(report: GapsReport, budget: dict[str, Any] | None = None, note:
     """A whole lab page holding only the visitors' section (and a note, e.g. no run yet)."""
     body = el("h1", "Lab") + (el("p", note, class_="meta") if note else "")
     body += traffic_section(report, budget)
-    return (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width,initial-scale=1">'
-        f"<title>sitecite lab · visitors</title><style>{CSS}</style></head>"
-        f"<body><main>{body}</main></body></html>\n"
-    )
+    return standalone("sitecite lab · visitors", body)
 
 
 def insert_section(page: str, section: str) -> str:
