@@ -17,14 +17,14 @@ font-size:15px;line-height:1.5;color:var(--fg)}
 .lab h2{font-size:19px;margin:36px 0 10px;padding-bottom:4px;border-bottom:1px solid var(--line)}
 .lab h3{font-size:15px;margin:14px 0 6px}.lab a{color:var(--link)}
 .lab .meta{color:var(--muted);font-size:13px}.lab .meta code{font-size:12px}
-.lab nav.sections a{margin-right:14px;font-size:14px}
+.lab nav.sections{display:flex;flex-wrap:wrap;gap:4px 14px;font-size:14px}
 .lab .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(200px,1fr));gap:10px}
 .lab .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px}
 .lab .card .name{font-size:12px;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}
 .lab .card .value{font-size:24px;font-weight:650}.lab .card .ci{font-size:12px;color:var(--muted)}
 .lab table{border-collapse:collapse;width:100%;font-size:14px}
 .lab th,.lab td{text-align:left;padding:5px 8px;border-bottom:1px solid var(--line);
-vertical-align:top;overflow-wrap:anywhere}
+vertical-align:top;overflow-wrap:break-word}
 .lab th{font-size:12px;color:var(--muted);text-transform:uppercase;letter-spacing:.03em}
 .lab td.num,.lab th.num{text-align:right;font-variant-numeric:tabular-nums}
 .lab .pass{color:var(--ok);font-weight:600}.lab .fail{color:var(--bad);font-weight:600}
@@ -45,7 +45,8 @@ color:var(--muted);font-size:14px}
 padding:0 7px;margin-left:6px;color:var(--muted)}
 .lab .note{background:var(--note);border-radius:6px;padding:6px 10px;margin:6px 0;color:var(--fg)}
 .lab .grid2{display:grid;grid-template-columns:1fr 1fr;gap:16px}
-@media(max-width:800px){.lab .grid2,.lab .evidence{display:block}}
+@media(max-width:800px){.lab .grid2,.lab .evidence{display:block}
+.lab table{display:block;overflow-x:auto}}
 .lab svg{max-width:100%;height:auto}
 .lab footer{margin:40px 0 10px;color:var(--muted);font-size:13px}
 .lab pre{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px;

@@ -59,19 +59,23 @@ def lab_body(
     comparison: Comparison | None = None,
     notes: list[dict[str, Any]] | None = None,
     calibration: dict[str, Any] | None = None,
+    visitors: str = "",
 ) -> str:
-    """The lab of one run as the inside of a page (the server puts its own header around it)."""
+    """The lab of one run as the inside of a page (the server puts its own header around it,
+    and its section on `visitors`, placed after the navigation)."""
     run, summary = report.run, report.summary
     notes = notes if notes is not None else report.notes
     warnings = "".join(el("p", "⚠ " + escape(w), class_="warn") for w in run.get("warnings", []))
+    nav = ((("visitors", "Visitors"),) if visitors else ()) + NAV
     parts = [
         el("h1", "Evaluation lab") + el("p", _meta(run), class_="meta") + warnings,
         el(
             "nav",
-            "".join(el("a", label, href=f"#{anchor}") for anchor, label in NAV),
+            "".join(el("a", label, href=f"#{anchor}") for anchor, label in nav),
             class_="sections",
             aria_label="Sections of the lab",
         ),
+        visitors,
         _notes(notes, run),
         _summary(summary),
         _categories(summary),
@@ -405,9 +409,14 @@ def _calibration(calibration: dict[str, Any] | None) -> str:
 
 
 def lab_for_run(
-    store: RunStore, reference: str = "latest", index_dir: str | Path | None = None
+    store: RunStore,
+    reference: str = "latest",
+    index_dir: str | Path | None = None,
+    *,
+    visitors: str | None = None,
 ) -> str:
-    """The lab page of a run in the history, with its history, flips and the index's calibration."""
+    """The lab page of a run in the history, with its history, flips and the index's
+    calibration; with `visitors` (the server's section on them), the inside of a page."""
     report = report_from_history(store, reference)
     earlier = [
         r
@@ -425,17 +434,24 @@ def lab_for_run(
             )
         except IndexDirError:
             calibration = None
-    return render_lab(
-        report, history=earlier, comparison=comparison, notes=store.notes(), calibration=calibration
-    )
+    context: dict[str, Any] = {
+        "history": earlier,
+        "comparison": comparison,
+        "notes": store.notes(),
+        "calibration": calibration,
+    }
+    if visitors is not None:
+        return lab_body(report, visitors=visitors, **context)
+    return render_lab(report, **context)
 
 
-def latest_lab_html(index_dir: str | Path) -> str | None:
-    """The lab page of the newest finished run of an index, or None if it has none (for /lab)."""
+def latest_lab_html(index_dir: str | Path, visitors: str | None = None) -> str | None:
+    """The lab page of the newest finished run of an index, or None if it has none; with
+    `visitors`, the inside of the page /lab serves (see `lab_for_run`)."""
     path = history_path(index_dir)
     if not path.exists():
         return None
     with RunStore(path) as store:
         if not store.runs():
             return None
-        return lab_for_run(store, "latest", index_dir)
+        return lab_for_run(store, "latest", index_dir, visitors=visitors)
