@@ -22,7 +22,7 @@ from sitecite.cli import main
 from sitecite.config import Settings, load_settings
 from sitecite.embed import Embedder
 from sitecite.index.store import load_index
-from sitecite.markup import to_text
+from sitecite.markup import pointer_lead, quote_line, to_text
 from sitecite.pipeline import Engine, answer
 from sitecite.serve.pages import site_name
 from sitecite.serve.server import serve_in_thread
@@ -121,34 +121,6 @@ def _questions() -> list[str]:
     return [q["question"] for q in json.loads(EXAMPLE_QUESTIONS.read_text())["questions"]]
 
 
-def _pointed_reply(engine: Engine) -> dict[str, Any]:
-    """A pointed reply as docs/answer.md describes it, from the example site's own sections
-    (the closest sections of a question, each with its first sentence as its line)."""
-    result, trace = answer(engine, "What does Noor think about rewriting a front end?")
-    sections = [s for s in trace.context if s.sentences][:3] or [h.section for h in trace.hits[:3]]
-    citations = [
-        {
-            "n": n,
-            "id": s.id,
-            "title": s.title,
-            "heading": s.heading,
-            "url": s.url,
-            "score": 0.4,
-            "quotes": [s.sentences[0] if s.sentences else s.text[:120]],
-        }
-        for n, s in enumerate(sections, start=1)
-    ]
-    return {
-        **result.to_json(),
-        "outcome": "pointed",
-        "refused": True,
-        "refusal_reason": "no_direct_answer",
-        "answer": "I found no direct answer on this site; these sections are the closest.",
-        "citations": citations,
-        "score": 0.0,
-    }
-
-
 def test_widget_shows_an_answer_a_pointed_reply_and_a_refusal(
     page: Any, server: str, engine: Engine, device: str, artifacts: Path
 ) -> None:
@@ -159,8 +131,10 @@ def test_widget_shows_an_answer_a_pointed_reply_and_a_refusal(
     replies = {
         "answer": _first(engine, questions, "answered"),
         "refused": _first(engine, questions, "refused"),
+        "pointed": _first(engine, questions, "pointed"),
     }
-    for state, question in replies.items():
+    for state in ("answer", "refused"):
+        question = replies[state]
         _ask(page, question)
         expect(page.locator(PANEL)).to_have_attribute("data-state", state)
         assert not RAW_MARKUP.search(_visible(page, "sitecite-palette .answer"))
@@ -187,11 +161,11 @@ def test_widget_shows_an_answer_a_pointed_reply_and_a_refusal(
                 expect(tip).to_be_visible()
                 page.screenshot(path=str(artifacts / f"display-widget-quote-{device}.png"))
 
-    pointed = _pointed_reply(engine)
-    page.route(f"{server}/api/ask", lambda route: route.fulfill(json=pointed))
-    _ask(page, pointed["question"])
+    pointed = httpx.post(f"{server}/api/ask", json={"question": replies["pointed"]}).json()
+    _ask(page, replies["pointed"])
     expect(page.locator(PANEL)).to_have_attribute("data-state", "pointed")
     expect(page.locator("sitecite-palette .state-label")).to_have_text("No direct answer")
+    expect(page.locator("sitecite-palette .answer")).to_have_text(pointer_lead(pointed["answer"]))
     expect(page.locator("sitecite-palette .sources-label")).to_have_text(
         "Closest sections on this site"
     )
@@ -203,15 +177,14 @@ def test_widget_shows_an_answer_a_pointed_reply_and_a_refusal(
         expect(item.locator("a.source")).to_have_text(where or citation["title"])
         href = item.locator("a.source").get_attribute("href")
         assert href == urljoin(server + "/", citation["url"])
-        expect(item.locator(".line")).to_have_text(citation["quotes"][0])
-    assert page.locator(PANEL).evaluate(
-        "p => getComputedStyle(p).backgroundColor"
-    ) != page.evaluate(
-        """() => { const p = document.querySelector("sitecite-palette").shadowRoot
-                   .querySelector(".panel"); p.dataset.state = "refused";
-                   const colour = getComputedStyle(p).backgroundColor;
-                   p.dataset.state = "pointed"; return colour; }"""
-    ), "a pointed reply does not look like the refusal box"
+        expect(item.locator(".line")).to_have_text([quote_line(q) for q in citation["quotes"]])
+    background = "p => getComputedStyle(p).backgroundColor"
+    pointed_colour = page.locator(PANEL).evaluate(background)
+    _ask(page, replies["refused"])
+    assert page.locator(PANEL).evaluate(background) != pointed_colour, (
+        "a pointed reply does not look like the refusal box"
+    )
+    _ask(page, replies["pointed"])
     page.screenshot(path=str(artifacts / f"display-widget-pointed-{device}.png"))
 
 
@@ -232,7 +205,8 @@ def test_no_raw_markup_in_any_answer_of_the_example_set(
         shown = _visible(page, "sitecite-palette .answer")
         assert not RAW_MARKUP.search(shown), (question, shown)
         assert not RAW_MARKUP.search(_visible(page, "sitecite-palette .panel")), question
-        printed = re.sub(r"^(\d+\.|•) ", "", to_text(reply["answer"]), flags=re.MULTILINE)
+        text = pointer_lead(reply["answer"]) if reply["outcome"] == "pointed" else reply["answer"]
+        printed = re.sub(r"^(\d+\.|•) ", "", to_text(text), flags=re.MULTILINE)
         assert " ".join(shown.split()) == " ".join(printed.split()), question
         checked += 1
     assert checked == len(_questions())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitecite.markup import plain, to_html, to_text
+from sitecite.markup import plain, pointer_lead, quote_line, to_html, to_text
 from sitecite.types import Answer, Citation, RefusalReason
 
 CASES = [
@@ -76,7 +76,11 @@ def _answer(outcome: str) -> Answer:
     reason = (
         RefusalReason.NO_DIRECT_ANSWER if outcome == "pointed" else RefusalReason.UNKNOWN_ENTITY
     )
-    text = "No direct answer." if outcome == "pointed" else "The site doesn't say."
+    text = (
+        "No direct answer on the site. The closest sections: Pipeline › Results [1]."
+        if outcome == "pointed"
+        else "The site doesn't say."
+    )
     cited = (citation,) if outcome == "pointed" else ()
     return Answer("q", True, text, cited, 0.0, "extractive", 1.0, (), str(reason))
 
@@ -98,3 +102,28 @@ def test_terminal_text_of_each_outcome() -> None:
         markdown.startswith("On *Pipeline › Results*:")
         and "1. [Pipeline › Results](/p#r)" in markdown
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "lead"),
+    [
+        ("I found none. The closest sections: A › B [1]; C [2].", "I found none."),
+        ('It only says it\'s planned. On *X*: "I plan to" [1].', "It only says it's planned."),
+        ("Nothing cited here.", "Nothing cited here."),
+        ("Closest: A [1]", "Closest: A [1]"),
+    ],
+)
+def test_a_pointed_reply_leads_with_what_it_says_before_its_sections(text: str, lead: str) -> None:
+    assert pointer_lead(text) == lead
+
+
+@pytest.mark.parametrize(
+    ("quote", "line"),
+    [
+        ('"Noor fixed it in her third week.', "Noor fixed it in her third week."),
+        ('saved us from two detours."', "saved us from two detours."),
+        ('He said "go" and   left.', 'He said "go" and left.'),
+    ],
+)
+def test_a_quoted_line_loses_a_quotation_mark_without_its_pair(quote: str, line: str) -> None:
+    assert quote_line(quote) == line

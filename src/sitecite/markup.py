@@ -32,6 +32,7 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _QUOTE = re.compile(r"^\s{0,3}>\s?(.*)$")
 _LINK = re.compile(r"\[([^\[\]\n]+)\]\(\s*([^\s()]+)\s*\)")
 CITATION = re.compile(r"\[(\d+)\]")
+_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)]*\s")
 
 
 @dataclass(frozen=True)
@@ -196,6 +197,29 @@ def _code_text(text: str) -> str:
     if len(text) > 2 and text[0] == " " and text[-1] == " " and text.strip():
         return text[1:-1]
     return text
+
+
+def pointer_lead(text: str) -> str:
+    """What a pointed reply says before it names its sections: the text up to the last
+    sentence end before its first citation marker (all of it when there is none). The
+    sections themselves are shown as a list, each with its line and link."""
+    first = CITATION.search(text)
+    if first is None:
+        return text
+    ends = [match.end() for match in _SENTENCE_END.finditer(text, 0, first.start())]
+    return text[: ends[-1]].strip() if ends else text
+
+
+def quote_line(quote: str) -> str:
+    """A quoted line ready to be put in quotation marks: a sentence cut from a longer
+    quotation ("Noor fixed it.) loses the quotation mark left without its pair."""
+    line = " ".join(quote.split())
+    if line.count('"') % 2:
+        if line.startswith('"'):
+            line = line[1:]
+        elif line.endswith('"'):
+            line = line[:-1]
+    return line
 
 
 # -- plain text ----------------------------------------------------------------------------

@@ -302,18 +302,17 @@ class Answer:
     def to_text(self, markdown: bool = False) -> str:
         """The answer as a person reads it in a terminal: the text with its Markdown rendered
         (or kept, with `markdown`), the numbered sources with the words each rests on when the
-        text does not already hold them, and the score. A pointed reply lists its closest
-        sections; a refusal is its text alone, with the sections it points at if any."""
-        from sitecite.markup import plain, to_text
+        text does not already hold them, and the score. A pointed reply says it found no direct
+        answer and lists its closest sections, each with its line."""
+        from sitecite.markup import plain, pointer_lead, quote_line, to_text
 
-        shown = to_text(self.answer) if not markdown else self.answer
+        pointed = self.outcome == Outcome.POINTED
+        text = pointer_lead(self.answer) if pointed else self.answer
+        shown = text if markdown else to_text(text)
         if not self.citations:
             return shown
-        heading = {Outcome.POINTED: "Closest sections:", Outcome.REFUSED: "See:"}
-        lines = [shown, ""]
-        if self.outcome in heading:
-            lines.append(heading[self.outcome])
-        said = plain(self.answer)
+        lines = [shown, "", "Closest sections:"] if pointed else [shown, ""]
+        said = plain(text)
         for citation in self.citations:
             where = f"{citation.title} › {citation.heading}" if citation.heading else citation.title
             if markdown:
@@ -321,8 +320,9 @@ class Answer:
             else:
                 lines.append(f"[{citation.n}] {where} — {citation.url}")
             for quote in citation.quotes:
-                if " ".join(quote.split()) not in said:
-                    lines.append(f"    > {quote}" if markdown else f"    \u201c{quote}\u201d")
+                line = quote_line(quote)
+                if line not in said:
+                    lines.append(f"    > {line}" if markdown else f"    \u201c{line}\u201d")
         if self.outcome == Outcome.ANSWERED:
             lines.append(f"({self.score_label}: {self.score:.2f})")
         return "\n".join(lines)

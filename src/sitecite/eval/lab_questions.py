@@ -13,7 +13,7 @@ from typing import Any
 from sitecite.eval.html import el, header, href, num, row
 from sitecite.eval.metrics import matches
 from sitecite.eval.report import outcome_of
-from sitecite.markup import CITATION, to_html
+from sitecite.markup import CITATION, pointer_lead, quote_line, to_html
 
 TOP_HITS = 8
 
@@ -73,8 +73,10 @@ def _answer(q: dict[str, Any]) -> str:
     def link(text: str) -> str:
         return CITATION.sub(marker, text)
 
-    shown = to_html(q["answer"], link) if q["answer"] else el("p", escape(q.get("error") or ""))
-    label = {"pointed": "No direct answer; the closest sections"}.get(outcome_of(q), "")
+    pointed = outcome_of(q) == "pointed"
+    text = pointer_lead(q["answer"]) if pointed else q["answer"]
+    shown = to_html(text, link) if text else el("p", escape(q.get("error") or ""))
+    label = "No direct answer: the closest sections are listed with their lines" if pointed else ""
     return el("div", (el("p", label, class_="meta") if label else "") + shown, class_="answer")
 
 
@@ -85,7 +87,9 @@ def _citations(q: dict[str, Any]) -> str:
     items = []
     for c in q["citations"]:
         where = escape(c["title"]) + (f" › {escape(c['heading'])}" if c.get("heading") else "")
-        quotes = "".join(el("blockquote", escape(quote)) for quote in c.get("quotes") or [])
+        quotes = "".join(
+            el("blockquote", escape(quote_line(quote))) for quote in c.get("quotes") or []
+        )
         items.append(
             el(
                 "li",

@@ -423,6 +423,28 @@ fieldset.reasons legend { padding: 0 4px; color: var(--sc-fg); font-weight: 600;
     return lines.join(" ").split(/\s+/).filter(Boolean).join(" ");
   }
 
+  // What a pointed reply says before it names its sections (sitecite.markup.pointer_lead): the
+  // sections are listed below it, each with its line and link.
+  function pointerLead(source) {
+    const first = /\[\d+\]/.exec(source);
+    if (!first) return source;
+    const ends = [...source.slice(0, first.index).matchAll(/[.!?]["'\u201d\u2019)]*\s/g)];
+    if (!ends.length) return source;
+    const last = ends[ends.length - 1];
+    return source.slice(0, last.index + last[0].length).trim();
+  }
+
+  // A quoted line ready for quotation marks (sitecite.markup.quote_line): a sentence cut from a
+  // longer quotation loses the quotation mark left without its pair.
+  function quoteLine(quote) {
+    let line = String(quote).split(/\s+/).filter(Boolean).join(" ");
+    if ((line.match(/"/g) || []).length % 2) {
+      if (line.startsWith('"')) line = line.slice(1);
+      else if (line.endsWith('"')) line = line.slice(0, -1);
+    }
+    return line;
+  }
+
   // `onText(text)` returns the nodes for a piece of plain text (e.g. citation markers linked).
   function appendSpans(parent, spans, onText) {
     for (const span of spans) {
@@ -888,7 +910,8 @@ fieldset.reasons legend { padding: 0 4px; color: var(--sc-fg); font-weight: 600;
       this.resetPanel(state, label);
       const citations = Array.isArray(body.citations) ? body.citations.filter((c) => c && typeof c === "object") : [];
       const byNumber = new Map(citations.map((c) => [String(c.n), c]));
-      const said = plainAnswer(body.answer || "");
+      const shown = state === "pointed" ? pointerLead(String(body.answer || "")) : String(body.answer || "");
+      const said = plainAnswer(shown);
       const tips = new Map(citations.map((c) => [String(c.n), this.tip(c)]));
       const onText = (piece) => String(piece).split(/(\[\d+\])/).filter(Boolean).map((part) => {
         const marker = /^\[(\d+)\]$/.exec(part);
@@ -896,10 +919,8 @@ fieldset.reasons legend { padding: 0 4px; color: var(--sc-fg); font-weight: 600;
         return citation ? this.citationMarker(citation, tips.get(marker[1])) : document.createTextNode(part);
       });
       const fallback = state === "refused" ? "The site doesn't say." : "";
-      renderAnswer(this.answer, String(body.answer || fallback), onText);
-      for (const citation of citations) {
-        this.sources.append(this.sourceItem(citation, tips.get(String(citation.n)), state === "pointed" ? "" : said));
-      }
+      renderAnswer(this.answer, shown || fallback, onText);
+      for (const citation of citations) this.sources.append(this.sourceItem(citation, tips.get(String(citation.n)), said));
       this.sourcesLabel.textContent = state === "pointed" ? "Closest sections on this site"
         : state === "refused" ? "See" : "Sources";
       this.sources.hidden = this.sourcesLabel.hidden = citations.length === 0;
@@ -917,7 +938,8 @@ fieldset.reasons legend { padding: 0 4px; color: var(--sc-fg); font-weight: 600;
     }
 
     quotes(citation) {
-      return Array.isArray(citation.quotes) ? citation.quotes.filter((q) => typeof q === "string" && q.trim()) : [];
+      const quotes = Array.isArray(citation.quotes) ? citation.quotes.filter((q) => typeof q === "string") : [];
+      return quotes.map(quoteLine).filter(Boolean);
     }
 
     // The words a citation rests on, shown on hover and keyboard focus of its markers and its
@@ -981,17 +1003,16 @@ fieldset.reasons legend { padding: 0 4px; color: var(--sc-fg); font-weight: 600;
     }
 
     // A source: its page and section as a link, its address, and the line it rests on when the
-    // text above does not already say it (a pointed reply always shows each section's line).
+    // text above does not already say it (so a pointed reply shows each section's line).
     sourceItem(citation, tip, said) {
       const item = document.createElement("li");
       item.value = Number(citation.n) || 0;
       const href = safeUrl(citation.url);
       const label = text(href ? "a" : "span", "source", this.describe(citation));
       if (href) label.href = href;
-      item.append(this.withTip(label, tip));
-      for (const quote of this.quotes(citation)) {
-        if (!said.includes(quote.split(/\s+/).filter(Boolean).join(" "))) item.append(text("q", "line", quote));
-      }
+      const lines = this.quotes(citation).filter((quote) => !said.includes(quote));
+      item.append(lines.length ? label : this.withTip(label, tip)); // a line on show needs no tip
+      for (const line of lines) item.append(text("q", "line", line));
       item.append(text("span", "url", String(citation.url || "")));
       return item;
     }
