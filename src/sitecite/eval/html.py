@@ -37,7 +37,8 @@ vertical-align:top;overflow-wrap:break-word}
 overflow-wrap:anywhere}
 .lab .answer p,.lab .answer ol,.lab .answer ul{margin:6px 0}
 .lab .answer pre{white-space:pre-wrap;margin:6px 0}
-.lab .evidence{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:16px}
+.lab .evidence{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:16px;
+align-items:start}
 .lab .evidence ol{margin:6px 0;padding-left:24px}.lab .evidence li{margin:0 0 8px}
 .lab blockquote{margin:4px 0 0;padding:2px 0 2px 10px;border-left:3px solid var(--quote);
 color:var(--muted);font-size:14px}
