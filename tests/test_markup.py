@@ -20,6 +20,11 @@ CASES = [
     ("`a*b*c` stays", "a*b*c stays", "<p><code>a*b*c</code> stays</p>"),
     ("5*3*2 and snake_case_name", "5*3*2 and snake_case_name", None),  # not emphasis
     ("a * b * c, *unclosed", "a * b * c, *unclosed", None),
+    (  # a cron line in the site's text: the page label is the emphasis, not "*/2 ... Cron*"
+        "mine looks like 15 */2 * * *. On *Backups › Cron*: more",
+        "mine looks like 15 */2 * * *. On Backups › Cron: more",
+        "<p>mine looks like 15 */2 * * *. On <em>Backups › Cron</em>: more</p>",
+    ),
     ("\\*literal\\*", "*literal*", None),
     ("AT&amp;T&#39;s &mdash; &bogus;", "AT&T's — &bogus;", "<p>AT&amp;T's — &amp;bogus;</p>"),
     ("`&amp;` in code", "&amp; in code", "<p><code>&amp;amp;</code> in code</p>"),

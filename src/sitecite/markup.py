@@ -170,26 +170,35 @@ def _run(text: str, at: int, char: str) -> int:
 
 
 def _closing(text: str, at: int, run: int, char: str) -> int:
-    """Where the delimiter run opened at `at` closes, or -1: it opens before a non-space and
-    after no letter or digit, and closes after a non-space before no letter or digit."""
-    before = text[at - 1] if at else " "
-    after = text[at + run] if at + run < len(text) else " "
-    if after.isspace() or before.isalnum():
+    """Where the delimiter run opened at `at` closes, or -1. A run opens before a non-space and
+    after no letter or digit, and closes after a non-space before no letter or digit; a closer
+    belongs to the nearest opener before it, so an opener met first leaves this one as text
+    (`15 */2 * * *. On *Page*:` emphasises only the page)."""
+    if not _opens(text, at, run):
         return -1
-    search = at + run + 1
+    search = at + run
     while True:
         close = text.find(char * run, search)
         if close < 0:
             return -1
-        end = close + run
+        length = _run(text, close, char)
+        end = close + length
         if (
-            _run(text, close, char) == run
+            length == run
             and not text[close - 1].isspace()
             and text[close - 1] != "\\"
             and not (end < len(text) and text[end].isalnum())
         ):
             return close
-        search = close + _run(text, close, char)
+        if length == run and _opens(text, close, run):
+            return -1
+        search = end
+
+
+def _opens(text: str, at: int, run: int) -> bool:
+    before = text[at - 1] if at else " "
+    after = text[at + run] if at + run < len(text) else " "
+    return not after.isspace() and not before.isalnum()
 
 
 def _code_text(text: str) -> str:

@@ -69,8 +69,6 @@ class LabPage:
         self._stamp: Stamp | None = None
         self._page = ""
         self._lock = asyncio.Lock()
-        self.has_run = False  # whether the page shows a run (else it is the placeholder)
-        self.problem = ""  # why the latest run could not be shown, for the placeholder
 
     async def page(self, generation_key: str) -> tuple[str, bool]:
         """The page, and whether it came from the cache."""
@@ -93,7 +91,6 @@ class LabPage:
         )
 
     def _render(self) -> str:
-        self.has_run, self.problem = False, ""
         try:
             from sitecite.eval.lab import latest_lab_html
         except ImportError:
@@ -102,9 +99,7 @@ class LabPage:
             part = latest_lab_html(self.index_dir, visitors=VISITORS)
         except Exception as error:  # a broken run record must not take the page down
             log.error("rendering the lab page failed: %s", error, exc_info=error)
-            self.problem = "The latest run could not be shown; the server log says why."
-            return first_run(self.problem)
-        self.has_run = part is not None
+            return first_run("The latest run could not be shown; the server log says why.")
         return first_run() if part is None else without_paths(part, self.index_dir)
 
 

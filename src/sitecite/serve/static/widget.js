@@ -268,20 +268,27 @@ fieldset.reasons legend { padding: 0 4px; color: var(--sc-fg); font-weight: 600;
     return end - at;
   }
 
-  function closingRun(source, at, run, char) {
+  function opensRun(source, at, run) {
     const before = at ? source[at - 1] : " ";
     const after = at + run < source.length ? source[at + run] : " ";
-    if (SPACE.test(after) || ALNUM.test(before)) return -1;
-    let search = at + run + 1;
+    return !SPACE.test(after) && !ALNUM.test(before);
+  }
+
+  // A closer belongs to the nearest opener before it, as in sitecite.markup._closing.
+  function closingRun(source, at, run, char) {
+    if (!opensRun(source, at, run)) return -1;
+    let search = at + run;
     for (;;) {
       const close = source.indexOf(char.repeat(run), search);
       if (close < 0) return -1;
-      const end = close + run;
-      if (runLength(source, close, char) === run && !SPACE.test(source[close - 1])
-          && source[close - 1] !== "\\" && !(end < source.length && ALNUM.test(source[end]))) {
+      const length = runLength(source, close, char);
+      const end = close + length;
+      if (length === run && !SPACE.test(source[close - 1]) && source[close - 1] !== "\\"
+          && !(end < source.length && ALNUM.test(source[end]))) {
         return close;
       }
-      search = close + runLength(source, close, char);
+      if (length === run && opensRun(source, close, run)) return -1;
+      search = end;
     }
   }
 
