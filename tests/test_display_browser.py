@@ -146,27 +146,6 @@ def test_widget_shows_an_answer_a_pointed_reply_and_a_refusal(
         expect(page.locator(PANEL)).to_have_attribute("data-state", state)
         assert not RAW_MARKUP.search(_visible(page, "sitecite-palette .answer"))
         page.screenshot(path=str(artifacts / f"display-widget-{state}-{device}.png"))
-        if state == "answer":
-            marker = page.locator("sitecite-palette .answer .cite").first
-            tip_id = marker.get_attribute("aria-describedby")
-            assert tip_id, "a citation marker is described by its quote"
-            tip = page.locator(f"sitecite-palette #{tip_id}")
-            expect(tip).to_be_hidden()
-            marker.focus()  # keyboard focus shows the quote
-            expect(tip).to_be_visible()
-            expect(tip).to_have_attribute("role", "tooltip")
-            cited = httpx.post(f"{server}/api/ask", json={"question": question}).json()
-            first = next(c for c in cited["citations"] if f"[{c['n']}]" == marker.inner_text())
-            expect(tip).to_contain_text(first["title"])
-            for quote in first["quotes"]:
-                expect(tip).to_contain_text(quote)
-            page.keyboard.press("Escape")  # the quote goes first, the dialog stays
-            expect(tip).to_be_hidden()
-            expect(page.locator("sitecite-palette .dialog")).to_be_visible()
-            if device == "desktop":
-                marker.hover()
-                expect(tip).to_be_visible()
-                page.screenshot(path=str(artifacts / f"display-widget-quote-{device}.png"))
 
     pointed = httpx.post(f"{server}/api/ask", json={"question": replies["pointed"]}).json()
     _ask(page, replies["pointed"])
@@ -193,6 +172,50 @@ def test_widget_shows_an_answer_a_pointed_reply_and_a_refusal(
     )
     _ask(page, replies["pointed"])
     page.screenshot(path=str(artifacts / f"display-widget-pointed-{device}.png"))
+
+
+def test_a_citations_quote_shows_on_hover_and_keyboard_focus(
+    page: Any, server: str, engine: Engine, device: str, artifacts: Path
+) -> None:
+    """The words a citation rests on: a tooltip the marker is described by, shown on focus (and
+    hover), hidden by Escape before the dialog closes, and listed under a source when the
+    answer's text does not say them."""
+    from playwright.sync_api import expect
+
+    question = _first(engine, _questions(), "answered")
+    reply = httpx.post(f"{server}/api/ask", json={"question": question}).json()
+    sections = {s.id: s for s in engine.index.sections}
+    for citation in reply["citations"]:  # the quotes an LLM answer carries, where none are
+        citation["quotes"] = citation["quotes"] or [sections[citation["id"]].sentences[-1]]
+    page.route(f"{server}/api/ask", lambda route: route.fulfill(json=reply))
+    page.goto(f"{server}/")
+    _ask(page, question)
+    marker = page.locator("sitecite-palette .answer .cite").first
+    tip_id = marker.get_attribute("aria-describedby")
+    assert tip_id, "a citation marker is described by its quote"
+    tip = page.locator(f"sitecite-palette #{tip_id}")
+    expect(tip).to_be_hidden()
+    expect(tip).to_have_attribute("role", "tooltip")
+    page.keyboard.press("Tab")  # from the question to the Ask button, then into the answer
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    expect(tip).to_be_visible()  # keyboard focus on the first marker shows its quote
+    cited = next(c for c in reply["citations"] if f"[{c['n']}]" == marker.inner_text())
+    expect(tip).to_contain_text(cited["title"])
+    for quote in cited["quotes"]:
+        expect(tip).to_contain_text(quote_line(quote))
+    page.keyboard.press("Escape")  # the quote goes first, the dialog stays
+    expect(tip).to_be_hidden()
+    expect(page.locator("sitecite-palette .dialog")).to_be_visible()
+    if device == "desktop":
+        marker.hover()
+        expect(tip).to_be_visible()
+    page.screenshot(path=str(artifacts / f"display-widget-quote-{device}.png"))
+    answer_text = " ".join(_visible(page, "sitecite-palette .answer").split())
+    for n, citation in enumerate(reply["citations"]):
+        lines = page.locator("sitecite-palette .sources li").nth(n).locator(".line")
+        unsaid = [quote_line(q) for q in citation["quotes"] if quote_line(q) not in answer_text]
+        expect(lines).to_have_text(unsaid)
 
 
 @pytest.mark.parametrize("device", ["desktop"])

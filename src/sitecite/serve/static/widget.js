@@ -959,7 +959,7 @@ fieldset.reasons legend { padding: 0 4px; color: var(--sc-fg); font-weight: 600;
       tip.append(text("span", "tip-where", this.describe(citation)));
       const quotes = this.quotes(citation);
       for (const quote of quotes) tip.append(text("q", "tip-quote", quote));
-      if (!quotes.length) tip.append(text("span", "tip-none", "Open the section to read it."));
+      if (!quotes.length) tip.append(text("span", "tip-none", String(citation.url || "")));
       tip.addEventListener("mouseenter", () => clearTimeout(this.tipTimer));
       tip.addEventListener("mouseleave", () => this.hideTip(150));
       this.tips.append(tip);
