@@ -378,7 +378,7 @@ def test_a_list_item_of_several_sentences_is_one_step(
 def test_a_question_is_split_into_the_parts_it_asks(question: str, parts: list[str]) -> None:
     """A part that opens with context before its question word ("In his backup setup, how
     often...") is a question, not context for the next part."""
-    from sitecite.generate.evidence import question_parts
+    from sitecite.question import question_parts
 
     assert question_parts(question) == parts
 
