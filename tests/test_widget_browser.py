@@ -96,8 +96,9 @@ def server(example_index: Path, engine: Engine, host_site: HostSite) -> Iterator
 
 
 def _first(engine: Engine, candidates: tuple[str, ...], refused: bool) -> str:
+    wanted = "refused" if refused else "answered"  # a pointed reply is neither
     for question in candidates:
-        if answer(engine, question)[0].refused == refused:
+        if str(answer(engine, question)[0].outcome) == wanted:
             return question
     pytest.skip(f"the pipeline {'answers' if refused else 'refuses'} all of {candidates}")
 
