@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from io import StringIO
 from pathlib import Path
 
@@ -84,6 +85,16 @@ def test_ask_prints_numbered_links(example_index: Path, capsys: pytest.CaptureFi
     out = capsys.readouterr().out
     assert re.search(r"^\[1\] .+ — /#location$", out, re.M)
     assert "mean cosine similarity of the cited sections" in out
+
+
+def test_serve_prints_the_settings_in_force_without_secrets(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SITECITE_LLM_API_KEY", "sk-SECRET-PRINTED")
+    assert main(["serve", "--print-settings", "--port", "9123"]) == 0
+    out = capsys.readouterr().out
+    assert tomllib.loads(out)["serve"]["port"] == 9123
+    assert "sk-SECRET" not in out and "# llm.api_key = (set, hidden)" in out
 
 
 def test_errors_are_one_line_with_an_exit_code(
