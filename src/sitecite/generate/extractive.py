@@ -102,7 +102,7 @@ class ExtractiveGenerator(Generator):
         follower: Ranker | None = None,
         answerable_threshold: float | None = None,
         overview: bool = True,
-        direct_answers: str = "any",
+        direct_answers: str = "sure",
     ) -> None:
         self.overview = overview  # a question about a whole page is led by its summary
         self.direct_answers = direct_answers  # "sure": only SURE strategies answer directly
