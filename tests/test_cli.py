@@ -58,8 +58,9 @@ def test_help_is_instant_and_never_imports_torch() -> None:
 
 
 def test_ask_json_prints_the_answer_contract(
-    example_index: Path, capsys: pytest.CaptureFixture[str]
+    example_index: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("SITECITE_DIRECT_ANSWERS", "any")  # the answer, however sure
     assert (
         main(
             [

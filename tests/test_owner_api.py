@@ -26,7 +26,7 @@ SITE = "https://noor.example"
 
 def _settings(**serve: Any) -> Any:
     values = {"serve.rate_limit_per_minute": 0, **{f"serve.{k}": v for k, v in serve.items()}}
-    return load_settings(values, config_file=None, environ={})
+    return load_settings({"direct_answers": "any", **values}, config_file=None, environ={})
 
 
 @pytest.fixture(scope="module")

@@ -51,7 +51,7 @@ FOCUS = """() => {
 def _settings(**serve: Any) -> Settings:
     values: dict[str, Any] = {"serve.rate_limit_per_minute": 0}
     values.update({f"serve.{key}": value for key, value in serve.items()})
-    return load_settings(values, config_file=None, environ={})
+    return load_settings({"direct_answers": "any", **values}, config_file=None, environ={})
 
 
 class HostSite:
