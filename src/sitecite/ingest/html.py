@@ -7,6 +7,7 @@ citation lands on it; the page's title is its first `<h1>`, else its `<title>`; 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
@@ -50,6 +51,7 @@ _BREAKS = {
     "h5",
     "h6",
 }
+_LEFTOVER = re.compile(r"[\s()\[\]{}<>.,:;|/·•'\"-]*")
 _VOID = {
     "br",
     "hr",
@@ -74,6 +76,8 @@ class ParsedHtml:
     first_h1: str = ""
     canonical: str = ""
     blocks: list[Block] = field(default_factory=list)
+    head_title: str = ""  # the <title> element's text
+    headings: int = 0  # how many headings the page has, its first h1 included
 
 
 class _PageParser(HTMLParser):
@@ -179,7 +183,10 @@ class _PageParser(HTMLParser):
 
     def _end_line(self) -> None:
         line = " ".join("".join(self._line).split())
-        if line:
+        # a line of template leftovers ("()") is no text; a repeat (an image's alt, then the
+        # same words as its caption or link) is said once
+        text = line and (any(c.isalnum() for c in line) or not _LEFTOVER.fullmatch(line))
+        if text and (not self._lines or self._lines[-1] != line):
             self._lines.append(line)
         self._line = []
 
@@ -202,12 +209,25 @@ def parse_html(source: str) -> ParsedHtml:
     parser = _PageParser()
     parser.feed(source)
     parser.finish()
-    return ParsedHtml(parser.title, parser.first_h1, parser.canonical, parser.blocks)
+    head_title = " ".join(parser._title_text.split())
+    return ParsedHtml(
+        parser.title,
+        parser.first_h1,
+        parser.canonical,
+        parser.blocks,
+        head_title,
+        sum(1 for b in parser.blocks if b.level) + bool(parser.first_h1),
+    )
 
 
 def html_fragment_text(fragment: str) -> str:
-    """The text of an HTML fragment found inside Markdown, without tags, scripts or styles."""
+    """The text of an HTML fragment found inside Markdown, without tags, scripts, styles or
+    comments: one line per paragraph-like element (a heading inside it is a line too)."""
     parser = _PageParser()
     parser.feed(fragment)
     parser.finish()
-    return " ".join(" ".join(b.text.split()) for b in parser.blocks)
+    lines = [parser.first_h1] if parser.first_h1 else []
+    for block in parser.blocks:
+        lines += [block.heading] if block.heading else []
+        lines += [" ".join(line.split()) for line in block.text.splitlines() if line.strip()]
+    return "\n".join(lines)

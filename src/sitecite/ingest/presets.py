@@ -1,0 +1,408 @@
+"""Route presets: which generator built the folder (read from its configuration and layout,
+in the folder or in a first-level subfolder such as `website/`), and the rules, heading-id
+rule, time zone and base URL that follow from it.
+
+Each detector reads what is general about its generator: Jekyll's `permalink` and
+collections, Hugo's `[permalinks]`, an Astro content config's collections (the base each
+loads, whether its ids are built from the entry's date), Docusaurus's docs base path, the
+`pages/` file routing of Nuxt, Vite SSG, unplugin-vue-router and VitePress. Nothing is keyed to
+one site's file names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import tomllib
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import yaml
+
+from sitecite.ingest.routes import JEKYLL_STYLES, Preset, Rule
+
+SKIP = {"node_modules", ".git", "dist", "build", "public", "out", "_site", "static"}
+_JS_STRING = r"""\s*[:=]\s*["'`]([^"'`]*)["'`]"""
+
+
+def _glob(base: Path, *patterns: str) -> str:
+    """The first file under base matching a pattern (relative to base), or ""."""
+    for pattern in patterns:
+        for found in sorted(base.glob(pattern)):
+            if not SKIP.intersection(found.relative_to(base).parts):
+                return found.relative_to(base).as_posix()
+    return ""
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _js_value(text: str, key: str) -> str:
+    found = re.search(rf"\b{key}{_JS_STRING}", text)
+    return found.group(1).strip() if found else ""
+
+
+def _rules(prefix: str, *texts: str) -> tuple[Rule, ...]:
+    """Rules whose regexes match under `prefix` (the generator's folder, "" at the root)."""
+    lead = re.escape(prefix + "/") if prefix else ""
+    rules = []
+    for text in texts:
+        regex, _, template = text.partition(" => ")
+        rules.append(Rule.parse(f"{lead}{regex} => {template}"))
+    return tuple(rules)
+
+
+def _nextjs_app(base: Path, prefix: str) -> Preset | None:
+    evidence = _glob(base, "app/page.md*", "app/**/page.md*")
+    if not evidence:
+        return None
+    rules = _rules(prefix, "app => /", "app/(?P<path>.+) => /{path|nogroups}")
+    return Preset("nextjs-app", f"{evidence} is a Next.js app-router page", rules)
+
+
+def _tailwind_blog(base: Path, prefix: str) -> Preset | None:
+    evidence = _glob(base, "data/blog/*.md*", "data/blog/**/*.md*")
+    if not evidence:
+        return None
+    rules = _rules(
+        prefix, "data/blog/(?P<slug>.+) => /blog/{slug|nodate}", "data/authors/default => /about"
+    )
+    return Preset(
+        "tailwind-nextjs-starter-blog",
+        f"{evidence} is a post of the Tailwind Next.js starter blog",
+        rules,
+    )
+
+
+def _hugo(base: Path, prefix: str) -> Preset | None:
+    config_file = _glob(base, "hugo.toml", "hugo.yaml", "hugo.yml", "config.toml", "config.yaml")
+    evidence = _glob(base, "content/*.md", "content/**/*.md")
+    if not evidence or not (config_file or (base / "archetypes").is_dir()):
+        return None
+    config = _config(base / config_file) if config_file else {}
+    texts = []
+    permalinks = config.get("permalinks") or {}
+    for section, pattern in permalinks.items() if isinstance(permalinks, dict) else ():
+        if isinstance(pattern, str) and (base / "content" / str(section)).is_dir():
+            template = _hugo_template(pattern, str(section))
+            texts.append(f"content/{re.escape(str(section))}/(?P<name>.+?) => {template}")
+    texts += [
+        "layouts => /",
+        "content(?:/_index)? => /",
+        "content/(?P<path>.+?)(?:/_index)? => /{path|lower}/",
+    ]
+    base_url = str(config.get("baseURL") or config.get("baseurl") or "")
+    zone = str(config.get("timeZone") or config.get("timezone") or "UTC")
+    return Preset(
+        "hugo",
+        f"{evidence} is Hugo content ({config_file or 'archetypes/'})",
+        _rules(prefix, *texts),
+        timezone=zone,
+        path_keys=("url",),
+        base_url=base_url,
+    )
+
+
+def _hugo_template(pattern: str, section: str) -> str:
+    tokens = {
+        "year": "{page.year}",
+        "month": "{page.month}",
+        "day": "{page.day}",
+        "title": "{page.title|slug}",
+        "slug": "{page.slug}",
+        "slugorfilename": "{page.slug}",
+        "filename": "{name}",
+        "contentbasename": "{name}",
+        "section": section,
+    }
+    filled = re.sub(r":(\w+)", lambda m: tokens.get(m.group(1), ""), pattern)
+    return "/" + filled.strip("/") + "/"
+
+
+def _config(path: Path) -> dict[str, object]:
+    """A TOML, YAML or JSON configuration file as a mapping ({} if unreadable)."""
+    text = _read(path)
+    try:
+        data = tomllib.loads(text) if path.suffix == ".toml" else yaml.safe_load(text)
+    except (tomllib.TOMLDecodeError, yaml.YAMLError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _jekyll(base: Path, prefix: str) -> Preset | None:
+    posts = _glob(base, "_posts/*.md*", "_posts/**/*.md*", "*/_posts/*.md*", "_posts/*.html")
+    has_config = (base / "_config.yml").is_file() or (base / "_config.yaml").is_file()
+    if not posts and not has_config:
+        return None
+    config = _config(base / "_config.yml") or _config(base / "_config.yaml")
+    permalink = str(config.get("permalink") or "date")
+    pattern = JEKYLL_STYLES.get(permalink, permalink)
+    pretty = pattern.endswith("/")
+    post = _jekyll_template(pattern)
+    texts = [r"(?:(?P<cat>.+)/)?_posts/(?:.*/)?(?P<file>[^/]+) => " + post]
+    for name, options in _collections(config).items():
+        if options.get("output"):
+            permalink_c = str(options.get("permalink") or "/:collection/:path/")
+            template = _jekyll_template(permalink_c.replace(":collection", name))
+            texts.append(f"_{re.escape(name)}/(?P<path>.+) => {template}")
+    texts += ["index => /", r"(?P<path>.+) => /{path}" + ("/" if pretty else ".html")]
+    url = str(config.get("url") or "").rstrip("/") + str(config.get("baseurl") or "")
+    evidence = f"{posts} is a Jekyll post" if posts else "_config.yml is Jekyll's"
+    return Preset(
+        "jekyll",
+        f"{evidence}; permalink {permalink}",
+        _rules(prefix, *texts),
+        anchors="kramdown",
+        timezone=str(config.get("timezone") or "UTC"),
+        base_url=url,
+    )
+
+
+def _collections(config: dict[str, object]) -> dict[str, dict[str, object]]:
+    """Jekyll's `collections:` as name -> options (a list of names has no options)."""
+    raw = config.get("collections")
+    if isinstance(raw, list):
+        return {str(name): {} for name in raw}
+    if isinstance(raw, dict):
+        return {str(k): (v if isinstance(v, dict) else {}) for k, v in raw.items()}
+    return {}
+
+
+def _jekyll_template(pattern: str) -> str:
+    tokens = {
+        "year": "{page.year}",
+        "month": "{page.month}",
+        "day": "{page.day}",
+        "i_month": "{page.month}",
+        "i_day": "{page.day}",
+        "title": "{page.slug}",
+        "slug": "{page.slug|slug}",
+        "categories": "{cat|lower}/{page.categories}",
+        "output_ext": ".html",
+        "path": "{path}",
+        "name": "{page.slug}",
+    }
+    return re.sub(r":([a-z_]+)", lambda m: tokens.get(m.group(1), ""), pattern)
+
+
+def _astro(base: Path, prefix: str) -> Preset | None:
+    config_file = _glob(base, "astro.config.*")
+    evidence = config_file or _glob(base, "src/content/**/*.md*")
+    if not evidence:
+        return None
+    config = _read(base / config_file) if config_file else ""
+    slash = "" if re.search(r"trailingSlash\s*:\s*['\"]never", config) else "/"
+    texts = []
+    notes = []
+    for name, folder, dated in _astro_collections(base):
+        route = _astro_route(base, name)
+        notes.append(
+            f"collection {name} in {folder}"
+            + (" ids from the entry's date" if dated else "")
+            + (f" served under {route}" if route != "/" else " served at /<id>/")
+        )
+        entry = "{page.year}/{page.month}/{page.day}/{name}" if dated else "{path}"
+        regex = f"{re.escape(folder)}/(?:(?P<path>.*?)/)?(?P<name>[^/]+)"
+        if not dated:
+            regex = f"{re.escape(folder)}/(?P<path>.+)"
+        texts.append(f"{regex} => {route}{entry}{slash}")
+    texts += [
+        r"src/content/(?P<collection>[^/]+)/(?P<path>.+) => /{collection}/{path}" + slash,
+        "src/pages => /",
+        "src/pages/(?P<path>.+) => /{path}" + slash,
+    ]
+    described = "; ".join(notes) or "no content config"
+    return Preset(
+        "astro",
+        f"{evidence} is Astro's ({described})",
+        _rules(prefix, *texts),
+        slug="path",
+        base_url=_js_value(config, "site"),
+    )
+
+
+def _astro_collections(base: Path) -> Iterable[tuple[str, str, bool]]:
+    """(collection name, folder it loads, whether its ids come from the entry's date) for each
+    `glob()` loader of the content config."""
+    config = _glob(base, "src/content.config.*", "src/content/config.*")
+    text = _read(base / config) if config else ""
+    for found in re.finditer(r"(?:const|let)\s+(\w+)\s*=\s*defineCollection\s*\(", text):
+        body = text[found.end() : _next_define(text, found.end())]
+        folder = _js_value(body, "base")
+        if not folder:
+            continue
+        folder = folder.removeprefix("./").strip("/")
+        id_code = body[body.find("generateId") :] if "generateId" in body else ""
+        dated = bool(re.search(r"\bdate\b", id_code) or "date" in _helpers(text, id_code))
+        yield found.group(1), folder, dated and bool(id_code)
+
+
+def _next_define(text: str, start: int) -> int:
+    following = text.find("defineCollection", start)
+    return len(text) if following < 0 else following
+
+
+def _helpers(text: str, code: str) -> str:
+    """The bodies of the file's functions that `code` calls (a date-slug helper)."""
+    called = set(re.findall(r"(\w+)\s*\(", code))
+    bodies = []
+    for name in called:
+        found = re.search(rf"(?:const|function)\s+{re.escape(name)}\b(.{{0,400}})", text, re.S)
+        if found and re.search(r"get(?:UTC)?(?:FullYear|Month|Date)", found.group(1)):
+            bodies.append("date")
+    return " ".join(bodies)
+
+
+def _astro_route(base: Path, collection: str) -> str:
+    """Where `src/pages` serves a collection's entries: the folder of a dynamic route that
+    reads it (`src/pages/blog/[...slug].astro` -> /blog/); the site root when none is found."""
+    pages = base / "src" / "pages"
+    for route in sorted(pages.glob("**/[[]*[]].astro")) if pages.is_dir() else []:
+        if re.search(rf"getCollection\(\s*['\"]{re.escape(collection)}['\"]", _read(route)):
+            folder = route.parent.relative_to(pages).as_posix()
+            return "/" if folder == "." else f"/{folder}/"
+    return "/"
+
+
+def _gatsby(base: Path, prefix: str) -> Preset | None:
+    config_file = _glob(base, "gatsby-config.*")
+    if not config_file:
+        return None
+    config = _read(base / config_file) + _read(base / "package.json")
+    ids = re.search(r"autolink-headers|rehype-slug|remark-slug|rehype-autolink", config)
+    texts = ["src/pages => /", "src/pages/(?P<path>.+) => /{path}/", "(?P<path>.+) => /{path}/"]
+    return Preset(
+        "gatsby",
+        f"{config_file} is Gatsby's; a front-matter slug is the page's path"
+        + ("" if ids else "; its headings have no ids"),
+        _rules(prefix, *texts),
+        anchors="github" if ids else "none",
+        slug="path",
+        base_url=_js_value(config, "siteUrl"),
+    )
+
+
+def _docusaurus(base: Path, prefix: str) -> Preset | None:
+    config_file = _glob(base, "docusaurus.config.*")
+    if not config_file:
+        return None
+    config = _read(base / config_file)
+    route = _js_value(config, "routeBasePath")
+    docs_base = "/docs" if not route else ("" if route.strip("/") == "" else "/" + route.strip("/"))
+    docs_path = re.search(r"""\bpath\s*:\s*["']([^"']*docs[^"']*)["']""", config)
+    docs = docs_path.group(1) if docs_path else "docs"
+    docs_folder = (Path(prefix) / docs).as_posix() if prefix else docs
+    docs_folder = re.sub(r"(^|/)[^/]+/\.\./", r"\1", docs_folder).removeprefix("./")
+    slash = "/" if re.search(r"trailingSlash\s*:\s*true", config) else ""
+    texts = [
+        rf"{re.escape(docs_folder)}/(?:(?P<dir>.+)/)?(?P<name>[^/]+)/(?P=name) => "
+        f"{docs_base}/{{dir|nonumbers}}/{{name|nonumbers}}{slash}",
+        rf"{re.escape(docs_folder)}/(?:(?P<dir>.+)/)?README => "
+        f"{docs_base}/{{dir|nonumbers}}{slash}",
+        rf"{re.escape(docs_folder)}/(?P<path>.+) => {docs_base}/{{path|nonumbers}}{slash}",
+        rf"{re.escape(docs_folder)} => {docs_base or '/'}",
+    ]
+    lead = f"{prefix}/" if prefix else ""
+    blog = [
+        rf"blog/(?:(?P<y>\d{{4}})-(?P<m>\d\d)-(?P<d>\d\d)-)(?P<slug>[^/]+) => "
+        f"/blog/{{y}}/{{m}}/{{d}}/{{slug}}{slash}",
+        f"blog/(?P<path>.+) => /blog/{{path}}{slash}",
+        "src/pages => /",
+        f"src/pages/(?P<path>.+) => /{{path}}{slash}",
+    ]
+    rules = tuple(Rule.parse(t) for t in texts) + _rules(prefix, *blog)
+    site = _js_value(config, "url").rstrip("/")
+    base_path = _js_value(config, "baseUrl").rstrip("/")
+    return Preset(
+        "docusaurus",
+        f"{lead}{config_file} is Docusaurus's (docs in {docs_folder}/ at {docs_base or '/'})",
+        rules,
+        base_url=site + base_path if site else "",
+        slug_root=docs_base,
+    )
+
+
+def _vitepress(base: Path, prefix: str) -> Preset | None:
+    config_file = _glob(base, ".vitepress/config.*", "*/.vitepress/config.*")
+    if not config_file:
+        return None
+    source = str(Path(config_file).parent.parent.as_posix())
+    folder = "/".join(p for p in (prefix, "" if source == "." else source) if p)
+    config = _read(base / config_file)
+    ext = "" if re.search(r"cleanUrls\s*:\s*true", config) else ".html"
+    lead = re.escape(folder + "/") if folder else ""
+    texts = [
+        f"{lead}(?:(?P<dir>.+)/)?index => /{{dir}}/",
+        f"{lead}(?P<path>.+) => /{{path}}{ext}",
+    ]
+    if folder:
+        texts.insert(0, f"{re.escape(folder)} => /")
+    return Preset(
+        "vitepress",
+        f"{config_file} is VitePress's (pages from {folder or 'the root'})",
+        tuple(Rule.parse(t) for t in texts),
+        anchors="vitepress",
+        base_url=_js_value(config, "hostname"),
+    )
+
+
+def _vue_pages(base: Path, prefix: str) -> Preset | None:
+    """File routing from `pages/` (Nuxt, vite-plugin-pages, Vite SSG, unplugin-vue-router)."""
+    config_file = _glob(base, "nuxt.config.*", "vite.config.*")
+    if not config_file:
+        return None
+    for folder in ("pages", "src/pages"):
+        evidence = _glob(base, f"{folder}/*.md", f"{folder}/*.vue", f"{folder}/**/*.md")
+        if evidence:
+            break
+    else:
+        return None
+    texts = [
+        f"{re.escape(folder)}/(?:(?P<dir>.+)/)?index => /{{dir}}",
+        f"{re.escape(folder)}/(?P<path>.+) => /{{path}}",
+    ]
+    return Preset(
+        "vue-pages",
+        f"{evidence} is routed by its path in {folder}/ ({config_file})",
+        _rules(prefix, *texts),
+    )
+
+
+DETECTORS: tuple[Callable[[Path, str], Preset | None], ...] = (
+    _nextjs_app,
+    _tailwind_blog,
+    _docusaurus,
+    _vitepress,
+    _vue_pages,
+    _gatsby,
+    _hugo,
+    _jekyll,
+    _astro,
+)
+
+
+def _bases(root: Path) -> list[tuple[Path, str]]:
+    """The folder itself, then its first-level subfolders (a site kept in `website/`)."""
+    found = [(root, "")]
+    for child in sorted(root.iterdir()) if root.is_dir() else []:
+        if child.is_dir() and not child.name.startswith((".", "_")) and child.name not in SKIP:
+            found.append((child, child.name))
+    return found
+
+
+def detect_presets(root: Path) -> list[Preset]:
+    """Every generator convention the folder (or a first-level subfolder) shows."""
+    found: list[Preset] = []
+    names: set[str] = set()
+    for detector in DETECTORS:
+        for base, prefix in _bases(root):
+            preset = detector(base, prefix)
+            if preset is not None and preset.name not in names:
+                names.add(preset.name)
+                found.append(dataclasses.replace(preset, folder=prefix))
+                break
+    return found
