@@ -130,6 +130,16 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
                     )
                 )
 
+    if not sections and page.kind == "page" and page.title:
+        # a page of front matter only (a talk given elsewhere, a link post): its title, tags
+        # and date are what the site says of it
+        lines = [(page.title.rstrip(".") + ".", FACT)]
+        tags = page.metadata.get("tags")
+        if isinstance(tags, list) and tags:
+            lines.append((f"Tags: {', '.join(str(t) for t in tags)}.", FACT))
+        lines += published
+        sections.append(_section(page, page.id, "", section_url(address, ""), lines, 1, seen))
+
     stack = _stack(page)
     if stack:
         sentence = f"The stack for {page.title}: {stack}."

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
+from sitecite.ingest.kinds import CAPTION, PROSE
 from sitecite.ingest.prose import table_sentences
 from sitecite.types import Block
 
@@ -51,7 +52,9 @@ _BREAKS = {
     "h5",
     "h6",
 }
-_LEFTOVER = re.compile(r"[\s()\[\]{}<>.,:;|/·•'\"-]*")
+_LEFTOVER = re.compile(r"[\s()\[\]{}<>.,:;|/·•'\"—–-]*")
+# An embedded tweet's byline ("— Name (@handle) March 3, 2020"): who posted it, not prose.
+BYLINE = re.compile(r"^[—–-]+\s*[^()\n]{0,80}\(@\w{1,30}\)\s*\w+\.? \d{1,2}, \d{4}\s*$")
 _VOID = {
     "br",
     "hr",
@@ -192,10 +195,14 @@ class _PageParser(HTMLParser):
 
     def _flush(self) -> None:
         self._end_line()
-        text = "\n".join(self._lines).strip()
-        if text or self._current.level:
+        lines = [line for line in self._lines if line.strip()]
+        if lines or self._current.level:
             block = self._current
-            self.blocks.append(Block(block.level, block.heading, text, block.line, block.anchor))
+            kinds = tuple(CAPTION if BYLINE.match(line) else PROSE for line in lines)
+            text = "\n".join(lines)
+            self.blocks.append(
+                Block(block.level, block.heading, text, block.line, block.anchor, kinds)
+            )
         self._lines = []
 
     def finish(self) -> None:

@@ -22,7 +22,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 
-from sitecite.ingest.html import html_fragment_text
+from sitecite.ingest.html import BYLINE, html_fragment_text
 from sitecite.ingest.kinds import (
     CAPTION,
     CODE,
@@ -37,11 +37,22 @@ from sitecite.ingest.kinds import (
 from sitecite.ingest.prose import table_sentences
 from sitecite.types import Block
 
-# An embedded tweet's byline ("— Name (@handle) March 3, 2020"): who posted it, not prose.
-BYLINE = re.compile(r"^[—–-]+\s*[^()\n]{0,80}\(@\w{1,30}\)\s*\w+\.? \d{1,2}, \d{4}\s*$")
-# separators a struck-through entry leaves behind ("~~A~~ / ~~B~~ / C" -> " /  / C")
-_ORPHANS = re.compile(r"([/|·•,;])(?:\s*[/|·•,;])+")
-_EDGE_SEPARATORS = re.compile(r"^[\s/|·•,;]+|[\s/|·•,;]+$")
+_SEPARATOR = re.compile(r"(\s*[/|·•,;]\s*)")
+
+
+def without_orphans(text: str) -> str:
+    """Text without the separators struck-through entries left ("A: ~~B~~ / ~~C~~ / D" read
+    as "A:  /  / D" -> "A: D"): a separator stays only between two pieces of text."""
+    parts = _SEPARATOR.split(text)
+    out = parts[0].rstrip()
+    for separator, piece in zip(parts[1::2], parts[2::2], strict=True):
+        if not piece.strip():
+            continue
+        if not out.strip() or out.rstrip().endswith((":", "(")):
+            out = f"{out.rstrip()} {piece.strip()}".strip()
+        else:
+            out = f"{out}{separator}{piece.strip()}"
+    return out
 
 
 def make_parser(mdx: bool) -> MarkdownIt:
@@ -242,7 +253,7 @@ def _inline_text(
             notes.append(int(child.meta["id"]))
     text = "".join(out)
     if dropped:  # no orphan " / / /" where struck-through entries were
-        text = _EDGE_SEPARATORS.sub("", _ORPHANS.sub(r"\1", text))
+        text = without_orphans(text)
     return text, letters.kind(text)
 
 

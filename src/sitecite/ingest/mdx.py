@@ -12,6 +12,7 @@ its JSX renders.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sitecite.errors import IngestError
@@ -65,7 +66,12 @@ def mdx_to_markdown(source: str, path: str = "") -> str:
     return convert_mdx(source, path).markdown
 
 
-def convert_mdx(source: str, path: str = "", warn: Warn | None = None) -> MdxDocument:
+def convert_mdx(
+    source: str,
+    path: str = "",
+    warn: Warn | None = None,
+    resolve: Callable[[str], str | None] | None = None,
+) -> MdxDocument:
     """MDX -> Markdown plus the exported metadata; line numbers are preserved. Never raises:
     unbalanced braces and unterminated statements are warnings (`warn`), read as text."""
     lines = source.split("\n")
@@ -93,7 +99,9 @@ def convert_mdx(source: str, path: str = "", warn: Warn | None = None) -> MdxDoc
             if end is None:
                 _warn(warn, IngestError("unterminated import/export statement", path, i + 1))
                 end = i
-            _read_esm("\n".join(lines[i : end + 1]), document, components, path)
+            statement = "\n".join(lines[i : end + 1])
+            _read_esm(statement, document, components, path)
+            _import_partial(statement, components, resolve)
             out.extend([""] * (end - i + 1))
             i = end + 1
             continue
@@ -126,6 +134,21 @@ def _read_esm(statement: str, document: MdxDocument, components: dict[str, str],
     body = statement[jsx.end() - 1 : statement.rfind(">") + 1]
     rendered = _strip_jsx(_Scan(body, path, dict(components), math=False), first_line=1)
     components[component.group(1)] = " ".join(rendered.split())
+
+
+_PARTIAL = re.compile(r"""^import\s+([A-Z][\w$]*)\s+from\s+["']([^"']+\.mdx?)["']""")
+
+
+def _import_partial(
+    statement: str, components: dict[str, str], resolve: Callable[[str], str | None] | None
+) -> None:
+    """`import Partial from './_partial.mdx'`: the partial's prose, where `<Partial />` is."""
+    found = _PARTIAL.match(statement)
+    if found is None or resolve is None:
+        return
+    text = resolve(found.group(2))
+    if text is not None:
+        components[found.group(1)] = " ".join(convert_mdx(text).markdown.split())
 
 
 def _esm_end(lines: list[str], start: int) -> int | None:

@@ -9,6 +9,7 @@ file with nothing readable (invalid UTF-8, a data file that does not parse) rais
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -130,7 +131,9 @@ def _markdown_page(source: str, relative: str, pid: str, reading: Reading, mdx: 
     if liquid is not None:
         body = liquid.render(body, front, relative, reading.warn)
     if mdx:
-        document = convert_mdx(strip_templates(body, mdx=True), relative, reading.warn)
+        document = convert_mdx(
+            strip_templates(body, mdx=True), relative, reading.warn, _resolver(reading, relative)
+        )
         body, exported = document.markdown, document.metadata
     else:
         body = strip_templates(body)
@@ -155,6 +158,24 @@ def _markdown_page(source: str, relative: str, pid: str, reading: Reading, mdx: 
         metadata["heading_ids"] = "none"
     url = reading.router.url(pid, described, relative)
     return Page(pid, relative, title, url, tuple(blocks), "page", metadata)
+
+
+def _resolver(reading: Reading, relative: str) -> Callable[[str], str | None]:
+    """Reads a file an MDX page imports (a partial), relative to the page; None if absent."""
+
+    def resolve(spec: str) -> str | None:
+        if reading.root is None or not spec.startswith("."):
+            return None
+        target = (reading.root / relative).parent / spec
+        try:
+            if reading.root.resolve() not in target.resolve().parents:
+                return None
+            text = target.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        return split_frontmatter(text, spec, lambda problem: None).body
+
+    return resolve
 
 
 def _html_page(source: str, relative: str, pid: str, reading: Reading) -> Page:

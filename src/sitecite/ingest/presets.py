@@ -394,8 +394,21 @@ def _bases(root: Path) -> list[tuple[Path, str]]:
     return found
 
 
+def _static_html(root: Path) -> Preset | None:
+    """Hand-written HTML: each page is served at its file's path (`index.html` at its folder)."""
+    evidence = _glob(root, "index.html", "*.html")
+    if not evidence or _glob(root, "*.md", "**/*.md", "**/*.mdx"):
+        return None
+    rules = (
+        Rule.parse("(?:(?P<dir>.+)/)?index => /{dir}/"),
+        Rule.parse("(?P<path>.+) => /{path}.html"),
+    )
+    return Preset("static-html", f"{evidence}: hand-written HTML, served at its file paths", rules)
+
+
 def detect_presets(root: Path) -> list[Preset]:
-    """Every generator convention the folder (or a first-level subfolder) shows."""
+    """Every generator convention the folder (or a first-level subfolder) shows; a folder of
+    HTML and nothing else is a hand-written site."""
     found: list[Preset] = []
     names: set[str] = set()
     for detector in DETECTORS:
@@ -405,4 +418,6 @@ def detect_presets(root: Path) -> list[Preset]:
                 names.add(preset.name)
                 found.append(dataclasses.replace(preset, folder=prefix))
                 break
+    if not found and (static := _static_html(root)) is not None:
+        found.append(static)
     return found

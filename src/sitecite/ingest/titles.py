@@ -1,6 +1,7 @@
 """Titles from the page, not the site: on a hand-written site every page may open with the
-same `<h1>` (the site's name in its header). When all of a site's HTML pages share their first
-h1, each page is titled by its `<title>` without the site's name, else by its next heading.
+same `<h1>` (the site's name in its header). When all of a site's HTML pages share their title
+(that first h1), each is titled by its `<title>` without the site's name, else by its next
+heading.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ def _without_site(head_title: str, site: str, others: Sequence[str]) -> str:
 
 def own_titles(pages: list[Page]) -> list[Page]:
     """The pages, each HTML page retitled when its first h1 is one every HTML page shares."""
-    html = [p for p in pages if p.metadata.get("heading_ids") == "explicit"]
-    firsts = {str(p.metadata.get("first_h1") or "") for p in html}
+    html = [p for p in pages if p.source.lower().endswith((".html", ".htm"))]
+    firsts = {p.title for p in html}
     if len(html) < 2 or len(firsts) != 1 or not next(iter(firsts)):
         return pages
     site = next(iter(firsts))
