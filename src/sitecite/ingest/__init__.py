@@ -20,6 +20,7 @@ from sitecite.ingest.data import FACTS_PAGE_ID, NOT_CONTENT
 from sitecite.ingest.identity import Identity, with_identity
 from sitecite.ingest.ids import page_id, slugify
 from sitecite.ingest.jekyll import JekyllSite
+from sitecite.ingest.layout import config_file
 from sitecite.ingest.pages import (
     COMPONENT_SUFFIXES,
     DATA_SUFFIXES,
@@ -28,7 +29,6 @@ from sitecite.ingest.pages import (
     Reading,
     parse_source,
 )
-from sitecite.ingest.presets import _config
 from sitecite.ingest.published import (
     front_matter_reason,
     generator_reason,
@@ -151,7 +151,7 @@ def _reading(root: Path, router: Router, built: bool) -> Reading:
     jekyll = next((p for p in router.presets if p.name == "jekyll"), None)
     if jekyll is not None:
         folder = root / jekyll.folder if jekyll.folder else root
-        config = _config(folder / "_config.yml") or _config(folder / "_config.yaml")
+        config = config_file(folder / "_config.yml") or config_file(folder / "_config.yaml")
         reading.jekyll, reading.jekyll_folder = JekyllSite(folder, config), jekyll.folder
     if not built:
         reading.data_files = data_index(_walk(root, DATA_SUFFIXES | CODE_DATA))

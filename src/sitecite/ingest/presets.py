@@ -13,62 +13,27 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import tomllib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
-import yaml
-
+from sitecite.ingest.astro import astro_preset
+from sitecite.ingest.layout import SKIP, config_file, glob_first, js_value, read, rules_under
 from sitecite.ingest.routes import JEKYLL_STYLES, Preset, Rule
-
-SKIP = {"node_modules", ".git", "dist", "build", "public", "out", "_site", "static"}
-_JS_STRING = r"""\s*[:=]\s*["'`]([^"'`]*)["'`]"""
-
-
-def _glob(base: Path, *patterns: str) -> str:
-    """The first file under base matching a pattern (relative to base), or ""."""
-    for pattern in patterns:
-        for found in sorted(base.glob(pattern)):
-            if not SKIP.intersection(found.relative_to(base).parts):
-                return found.relative_to(base).as_posix()
-    return ""
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
-
-
-def _js_value(text: str, key: str) -> str:
-    found = re.search(rf"\b{key}{_JS_STRING}", text)
-    return found.group(1).strip() if found else ""
-
-
-def _rules(prefix: str, *texts: str) -> tuple[Rule, ...]:
-    """Rules whose regexes match under `prefix` (the generator's folder, "" at the root)."""
-    lead = re.escape(prefix + "/") if prefix else ""
-    rules = []
-    for text in texts:
-        regex, _, template = text.partition(" => ")
-        rules.append(Rule.parse(f"{lead}{regex} => {template}"))
-    return tuple(rules)
 
 
 def _nextjs_app(base: Path, prefix: str) -> Preset | None:
-    evidence = _glob(base, "app/page.md*", "app/**/page.md*")
+    evidence = glob_first(base, "app/page.md*", "app/**/page.md*")
     if not evidence:
         return None
-    rules = _rules(prefix, "app => /", "app/(?P<path>.+) => /{path|nogroups}")
+    rules = rules_under(prefix, "app => /", "app/(?P<path>.+) => /{path|nogroups}")
     return Preset("nextjs-app", f"{evidence} is a Next.js app-router page", rules)
 
 
 def _tailwind_blog(base: Path, prefix: str) -> Preset | None:
-    evidence = _glob(base, "data/blog/*.md*", "data/blog/**/*.md*")
+    evidence = glob_first(base, "data/blog/*.md*", "data/blog/**/*.md*")
     if not evidence:
         return None
-    rules = _rules(
+    rules = rules_under(
         prefix, "data/blog/(?P<slug>.+) => /blog/{slug|nodate}", "data/authors/default => /about"
     )
     return Preset(
@@ -79,11 +44,11 @@ def _tailwind_blog(base: Path, prefix: str) -> Preset | None:
 
 
 def _hugo(base: Path, prefix: str) -> Preset | None:
-    config_file = _glob(base, "hugo.toml", "hugo.yaml", "hugo.yml", "config.toml", "config.yaml")
-    evidence = _glob(base, "content/*.md", "content/**/*.md")
-    if not evidence or not (config_file or (base / "archetypes").is_dir()):
+    conf_name = glob_first(base, "hugo.toml", "hugo.yaml", "hugo.yml", "config.toml", "config.yaml")
+    evidence = glob_first(base, "content/*.md", "content/**/*.md")
+    if not evidence or not (conf_name or (base / "archetypes").is_dir()):
         return None
-    config = _config(base / config_file) if config_file else {}
+    config = config_file(base / conf_name) if conf_name else {}
     texts = []
     permalinks = config.get("permalinks") or {}
     for section, pattern in permalinks.items() if isinstance(permalinks, dict) else ():
@@ -99,8 +64,8 @@ def _hugo(base: Path, prefix: str) -> Preset | None:
     zone = str(config.get("timeZone") or config.get("timezone") or "UTC")
     return Preset(
         "hugo",
-        f"{evidence} is Hugo content ({config_file or 'archetypes/'})",
-        _rules(prefix, *texts),
+        f"{evidence} is Hugo content ({conf_name or 'archetypes/'})",
+        rules_under(prefix, *texts),
         timezone=zone,
         path_keys=("url",),
         base_url=base_url,
@@ -123,22 +88,12 @@ def _hugo_template(pattern: str, section: str) -> str:
     return "/" + filled.strip("/") + "/"
 
 
-def _config(path: Path) -> dict[str, object]:
-    """A TOML, YAML or JSON configuration file as a mapping ({} if unreadable)."""
-    text = _read(path)
-    try:
-        data = tomllib.loads(text) if path.suffix == ".toml" else yaml.safe_load(text)
-    except (tomllib.TOMLDecodeError, yaml.YAMLError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def _jekyll(base: Path, prefix: str) -> Preset | None:
-    posts = _glob(base, "_posts/*.md*", "_posts/**/*.md*", "*/_posts/*.md*", "_posts/*.html")
+    posts = glob_first(base, "_posts/*.md*", "_posts/**/*.md*", "*/_posts/*.md*", "_posts/*.html")
     has_config = (base / "_config.yml").is_file() or (base / "_config.yaml").is_file()
     if not posts and not has_config:
         return None
-    config = _config(base / "_config.yml") or _config(base / "_config.yaml")
+    config = config_file(base / "_config.yml") or config_file(base / "_config.yaml")
     permalink = str(config.get("permalink") or "date")
     pattern = JEKYLL_STYLES.get(permalink, permalink)
     pretty = pattern.endswith("/")
@@ -155,7 +110,7 @@ def _jekyll(base: Path, prefix: str) -> Preset | None:
     return Preset(
         "jekyll",
         f"{evidence}; permalink {permalink}",
-        _rules(prefix, *texts),
+        rules_under(prefix, *texts),
         anchors="kramdown",
         timezone=str(config.get("timezone") or "UTC"),
         base_url=url,
@@ -189,109 +144,30 @@ def _jekyll_template(pattern: str) -> str:
     return re.sub(r":([a-z_]+)", lambda m: tokens.get(m.group(1), ""), pattern)
 
 
-def _astro(base: Path, prefix: str) -> Preset | None:
-    config_file = _glob(base, "astro.config.*")
-    evidence = config_file or _glob(base, "src/content/**/*.md*")
-    if not evidence:
-        return None
-    config = _read(base / config_file) if config_file else ""
-    slash = "" if re.search(r"trailingSlash\s*:\s*['\"]never", config) else "/"
-    texts = []
-    notes = []
-    for name, folder, dated in _astro_collections(base):
-        route = _astro_route(base, name)
-        notes.append(
-            f"collection {name} in {folder}"
-            + (" ids from the entry's date" if dated else "")
-            + (f" served under {route}" if route != "/" else " served at /<id>/")
-        )
-        entry = "{page.year}/{page.month}/{page.day}/{name}" if dated else "{path}"
-        regex = f"{re.escape(folder)}/(?:(?P<path>.*?)/)?(?P<name>[^/]+)"
-        if not dated:
-            regex = f"{re.escape(folder)}/(?P<path>.+)"
-        texts.append(f"{regex} => {route}{entry}{slash}")
-    texts += [
-        r"src/content/(?P<collection>[^/]+)/(?P<path>.+) => /{collection}/{path}" + slash,
-        "src/pages => /",
-        "src/pages/(?P<path>.+) => /{path}" + slash,
-    ]
-    described = "; ".join(notes) or "no content config"
-    return Preset(
-        "astro",
-        f"{evidence} is Astro's ({described})",
-        _rules(prefix, *texts),
-        slug="path",
-        base_url=_js_value(config, "site"),
-    )
-
-
-def _astro_collections(base: Path) -> Iterable[tuple[str, str, bool]]:
-    """(collection name, folder it loads, whether its ids come from the entry's date) for each
-    `glob()` loader of the content config."""
-    config = _glob(base, "src/content.config.*", "src/content/config.*")
-    text = _read(base / config) if config else ""
-    for found in re.finditer(r"(?:const|let)\s+(\w+)\s*=\s*defineCollection\s*\(", text):
-        body = text[found.end() : _next_define(text, found.end())]
-        folder = _js_value(body, "base")
-        if not folder:
-            continue
-        folder = folder.removeprefix("./").strip("/")
-        id_code = body[body.find("generateId") :] if "generateId" in body else ""
-        dated = bool(re.search(r"\bdate\b", id_code) or "date" in _helpers(text, id_code))
-        yield found.group(1), folder, dated and bool(id_code)
-
-
-def _next_define(text: str, start: int) -> int:
-    following = text.find("defineCollection", start)
-    return len(text) if following < 0 else following
-
-
-def _helpers(text: str, code: str) -> str:
-    """The bodies of the file's functions that `code` calls (a date-slug helper)."""
-    called = set(re.findall(r"(\w+)\s*\(", code))
-    bodies = []
-    for name in called:
-        found = re.search(rf"(?:const|function)\s+{re.escape(name)}\b(.{{0,400}})", text, re.S)
-        if found and re.search(r"get(?:UTC)?(?:FullYear|Month|Date)", found.group(1)):
-            bodies.append("date")
-    return " ".join(bodies)
-
-
-def _astro_route(base: Path, collection: str) -> str:
-    """Where `src/pages` serves a collection's entries: the folder of a dynamic route that
-    reads it (`src/pages/blog/[...slug].astro` -> /blog/); the site root when none is found."""
-    pages = base / "src" / "pages"
-    for route in sorted(pages.glob("**/[[]*[]].astro")) if pages.is_dir() else []:
-        if re.search(rf"getCollection\(\s*['\"]{re.escape(collection)}['\"]", _read(route)):
-            folder = route.parent.relative_to(pages).as_posix()
-            return "/" if folder == "." else f"/{folder}/"
-    return "/"
-
-
 def _gatsby(base: Path, prefix: str) -> Preset | None:
-    config_file = _glob(base, "gatsby-config.*")
-    if not config_file:
+    conf_name = glob_first(base, "gatsby-config.*")
+    if not conf_name:
         return None
-    config = _read(base / config_file) + _read(base / "package.json")
+    config = read(base / conf_name) + read(base / "package.json")
     ids = re.search(r"autolink-headers|rehype-slug|remark-slug|rehype-autolink", config)
     texts = ["src/pages => /", "src/pages/(?P<path>.+) => /{path}/", "(?P<path>.+) => /{path}/"]
     return Preset(
         "gatsby",
-        f"{config_file} is Gatsby's; a front-matter slug is the page's path"
+        f"{conf_name} is Gatsby's; a front-matter slug is the page's path"
         + ("" if ids else "; its headings have no ids"),
-        _rules(prefix, *texts),
+        rules_under(prefix, *texts),
         anchors="github" if ids else "none",
         slug="path",
-        base_url=_js_value(config, "siteUrl"),
+        base_url=js_value(config, "siteUrl"),
     )
 
 
 def _docusaurus(base: Path, prefix: str) -> Preset | None:
-    config_file = _glob(base, "docusaurus.config.*")
-    if not config_file:
+    conf_name = glob_first(base, "docusaurus.config.*")
+    if not conf_name:
         return None
-    config = _read(base / config_file)
-    route = _js_value(config, "routeBasePath")
+    config = read(base / conf_name)
+    route = js_value(config, "routeBasePath")
     docs_base = "/docs" if not route else ("" if route.strip("/") == "" else "/" + route.strip("/"))
     docs_path = re.search(r"""\bpath\s*:\s*["']([^"']*docs[^"']*)["']""", config)
     docs = docs_path.group(1) if docs_path else "docs"
@@ -314,12 +190,12 @@ def _docusaurus(base: Path, prefix: str) -> Preset | None:
         "src/pages => /",
         f"src/pages/(?P<path>.+) => /{{path}}{slash}",
     ]
-    rules = tuple(Rule.parse(t) for t in texts) + _rules(prefix, *blog)
-    site = _js_value(config, "url").rstrip("/")
-    base_path = _js_value(config, "baseUrl").rstrip("/")
+    rules = tuple(Rule.parse(t) for t in texts) + rules_under(prefix, *blog)
+    site = js_value(config, "url").rstrip("/")
+    base_path = js_value(config, "baseUrl").rstrip("/")
     return Preset(
         "docusaurus",
-        f"{lead}{config_file} is Docusaurus's (docs in {docs_folder}/ at {docs_base or '/'})",
+        f"{lead}{conf_name} is Docusaurus's (docs in {docs_folder}/ at {docs_base or '/'})",
         rules,
         base_url=site + base_path if site else "",
         slug_root=docs_base,
@@ -327,12 +203,12 @@ def _docusaurus(base: Path, prefix: str) -> Preset | None:
 
 
 def _vitepress(base: Path, prefix: str) -> Preset | None:
-    config_file = _glob(base, ".vitepress/config.*", "*/.vitepress/config.*")
-    if not config_file:
+    conf_name = glob_first(base, ".vitepress/config.*", "*/.vitepress/config.*")
+    if not conf_name:
         return None
-    source = str(Path(config_file).parent.parent.as_posix())
+    source = str(Path(conf_name).parent.parent.as_posix())
     folder = "/".join(p for p in (prefix, "" if source == "." else source) if p)
-    config = _read(base / config_file)
+    config = read(base / conf_name)
     ext = "" if re.search(r"cleanUrls\s*:\s*true", config) else ".html"
     lead = re.escape(folder + "/") if folder else ""
     texts = [
@@ -343,20 +219,20 @@ def _vitepress(base: Path, prefix: str) -> Preset | None:
         texts.insert(0, f"{re.escape(folder)} => /")
     return Preset(
         "vitepress",
-        f"{config_file} is VitePress's (pages from {folder or 'the root'})",
+        f"{conf_name} is VitePress's (pages from {folder or 'the root'})",
         tuple(Rule.parse(t) for t in texts),
         anchors="vitepress",
-        base_url=_js_value(config, "hostname"),
+        base_url=js_value(config, "hostname"),
     )
 
 
 def _vue_pages(base: Path, prefix: str) -> Preset | None:
     """File routing from `pages/` (Nuxt, vite-plugin-pages, Vite SSG, unplugin-vue-router)."""
-    config_file = _glob(base, "nuxt.config.*", "vite.config.*")
-    if not config_file:
+    conf_name = glob_first(base, "nuxt.config.*", "vite.config.*")
+    if not conf_name:
         return None
     for folder in ("pages", "src/pages"):
-        evidence = _glob(base, f"{folder}/*.md", f"{folder}/*.vue", f"{folder}/**/*.md")
+        evidence = glob_first(base, f"{folder}/*.md", f"{folder}/*.vue", f"{folder}/**/*.md")
         if evidence:
             break
     else:
@@ -367,8 +243,8 @@ def _vue_pages(base: Path, prefix: str) -> Preset | None:
     ]
     return Preset(
         "vue-pages",
-        f"{evidence} is routed by its path in {folder}/ ({config_file})",
-        _rules(prefix, *texts),
+        f"{evidence} is routed by its path in {folder}/ ({conf_name})",
+        rules_under(prefix, *texts),
     )
 
 
@@ -381,7 +257,7 @@ DETECTORS: tuple[Callable[[Path, str], Preset | None], ...] = (
     _gatsby,
     _hugo,
     _jekyll,
-    _astro,
+    astro_preset,
 )
 
 
@@ -396,8 +272,8 @@ def _bases(root: Path) -> list[tuple[Path, str]]:
 
 def _static_html(root: Path) -> Preset | None:
     """Hand-written HTML: each page is served at its file's path (`index.html` at its folder)."""
-    evidence = _glob(root, "index.html", "*.html")
-    if not evidence or _glob(root, "*.md", "**/*.md", "**/*.mdx"):
+    evidence = glob_first(root, "index.html", "*.html")
+    if not evidence or glob_first(root, "*.md", "**/*.md", "**/*.mdx"):
         return None
     rules = (
         Rule.parse("(?:(?P<dir>.+)/)?index => /{dir}/"),
