@@ -16,8 +16,8 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from sitecite.ingest import content_files, page_id
+from sitecite.ingest.frontmatter import split_frontmatter
 from sitecite.ingest.ids import Slugger
-from sitecite.ingest.markdown import split_frontmatter
 from sitecite.ingest.mdx import mdx_to_markdown
 
 OWNER = "Noor Haddad"
@@ -73,7 +73,8 @@ def render_site(source: Path, target: Path, semantic: bool = True) -> list[str]:
         text = file.read_text(encoding="utf-8")
         path = f"/{page_id(relative)}/"
         if file.suffix in (".md", ".mdx"):
-            front, body, _ = split_frontmatter(text, relative)
+            matter = split_frontmatter(text, relative, lambda problem: None)
+            front, body = matter.data, matter.body
             body = mdx_to_markdown(body, relative) if file.suffix == ".mdx" else body
             title = str(front.get("title") or page_id(relative))
             summary = front.get("summary") or front.get("description") or ""

@@ -113,7 +113,8 @@ def test_index_strict_fails_on_a_bad_file_but_indexes_the_rest(tmp_path: Path) -
     site = tmp_path / "site"
     site.mkdir()
     (site / "good.md").write_text("## Fine\n\nThis page is fine.\n")
-    (site / "bad.md").write_text("---\ntitle: [broken\n---\nbody\n")
+    (site / "bad.md").write_bytes(b"fine line\nbad \xff byte\n")  # nothing readable: skipped
+    (site / "odd.md").write_text("---\ntitle: [broken\n---\nThe body is kept.\n")  # a warning
     env = {**os.environ, "SITECITE_EMBEDDER": "hash-32"}  # index mechanics only: no model needed
     for strict, code in ((False, 0), (True, 1)):
         command = [
@@ -128,9 +129,11 @@ def test_index_strict_fails_on_a_bad_file_but_indexes_the_rest(tmp_path: Path) -
         ] + (["--strict"] if strict else [])
         run = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=env)
         assert run.returncode == code, run.stderr
-        assert "skipped bad.md:2: invalid YAML frontmatter" in run.stderr
+        assert "skipped bad.md:2: not valid UTF-8" in run.stderr
+        assert "warning: odd.md:2: invalid YAML front matter" in run.stderr
         report = json.loads(run.stdout.strip().splitlines()[-1])
-        assert report["sections"] == 1 and len(report["problems"]) == 1
+        assert report["sections"] == 2 and len(report["problems"]) == 1
+        assert len(report["warnings"]) == 1
 
 
 def test_demo_without_server_answers_three_questions(example_index: Path, tmp_path: Path) -> None:
