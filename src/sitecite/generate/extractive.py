@@ -397,13 +397,8 @@ def only_planned(part: str, lead: str) -> bool:
 
 
 def part_vectors(context: Context, parts: list[str]) -> list[np.ndarray]:
-    """The vector of each part of the question: those retrieval embedded already, the others
-    embedded now."""
-    known = dict(context.part_vectors)
-    missing = [part for part in parts if part not in known]
-    if missing:
-        known.update(zip(missing, context.embedder.embed(missing), strict=True))
-    return [known[part] for part in parts]
+    """The vector of each part of a question of several, embedded in one call."""
+    return list(context.embedder.embed(parts))
 
 
 def unknown_names(context: Context, reading: Reading) -> list[str]:
