@@ -1,4 +1,4 @@
-"""Fit when an extractive answer is given directly, and measure it on each site left out.
+"""Could a fitted model decide when to answer directly better than the `sure` rule?
 
 Every question of the dev halves of the six real sites (and the owner questions of jarvis,
 timlrx and the example site) is answered as serving answers it with `direct_answers = "any"`,
@@ -9,12 +9,14 @@ is right when it holds every key fact and cites an expected page (bench.site_ans
 a bait or adversarial question answered is wrong.
 
 A logistic regression over those features is fitted on all sites but one and measured on the
-one left out, for each site in turn. The threshold is the lowest at which the answers given
-directly, pooled over the left-out sites, are right at least PRECISION of the time: the
-issue's bar is 80%, and a margin keeps it on sites none of these are. With `--write` the model
-fitted on every site is written to src/sitecite/data/direct_answer.json with that threshold.
+one left out, for each site in turn. The table gives, per site, the answers the generator
+would give, how many are right, and how many a threshold on the held-out probability keeps
+(the lowest threshold at which the kept answers, pooled over the left-out sites, are right at
+least PRECISION of the time), beside what the `sure` rule keeps (profile facts, a page's
+summary, a sentence holding the kind of thing asked for). The rule ships; no fitted model
+does, because none kept more right answers at that precision (docs/results.md).
 
-    python -m training.train_direct [--write] [--indexes DIR] [--json]
+    python -m bench.direct_decision [--indexes DIR] [--json]
 """
 
 from __future__ import annotations
@@ -30,10 +32,7 @@ import numpy as np
 
 from bench._common import CACHE, REPO, console
 from bench.site_answers import SITES, grade, question_file, site_content
-from training.train_answerable import fit_logistic
 
-DATA_DIR = REPO / "src" / "sitecite" / "data"
-WEIGHTS = DATA_DIR / "direct_answer.json"
 PRECISION = 0.85
 C = 0.3
 OWNER_SETS = ("jarvis", "timlrx", "example")  # bench/questions/owner-<site>-dev.json
@@ -45,6 +44,17 @@ class Row:
     id: str
     features: dict[str, float]
     right: bool
+    sure: bool  # what the `sure` rule decides
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray) -> Any:
+    """A logistic regression on standardised features (scikit-learn, a test dependency)."""
+    from sklearn.linear_model import LogisticRegression
+
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    model = LogisticRegression(C=C, max_iter=5000).fit((x - mean) / scale, y)
+    return lambda rows: model.predict_proba((rows - mean) / scale)[:, 1]
 
 
 def question_sets(site: str) -> list[Path]:
@@ -87,8 +97,15 @@ def rows_of(site: str, embedder: Any, settings: Any, indexes: Path | None) -> li
             if result.refused or direct is None:
                 continue
             graded = grade(question, result)
-            rows.append(Row(site, question.id, dict(direct.data["features"]), graded.correct))
+            features = dict(direct.data["features"])
+            rows.append(Row(site, question.id, features, graded.correct, sure(features)))
     return rows
+
+
+def sure(features: dict[str, float]) -> bool:
+    """The `sure` rule, read off the decision features of a whole answer."""
+    every_part = features["parts_answered"] >= 1.0
+    return every_part and bool(features["profile"] or features["overview"] or features["asks_kind"])
 
 
 def matrix(rows: Sequence[Row], names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -104,8 +121,8 @@ def held_out(rows: Sequence[Row], names: Sequence[str]) -> np.ndarray:
         train = [r for r in rows if r.site != site]
         test = [i for i, r in enumerate(rows) if r.site == site]
         x, y = matrix(train, names)
-        model = fit_logistic(x, y, names, C)
-        probability[test] = model.probability(matrix([rows[i] for i in test], names)[0])
+        model = fit_logistic(x, y)
+        probability[test] = model(matrix([rows[i] for i in test], names)[0])
     return probability
 
 
@@ -124,11 +141,14 @@ def report(rows: Sequence[Row], probability: np.ndarray, threshold: float) -> di
         mine = [i for i, r in enumerate(rows) if r.site == site]
         right = np.array([rows[i].right for i in mine])
         given = probability[mine] >= threshold
+        rule = np.array([rows[i].sure for i in mine], dtype=bool)
         out[site] = {
             "answers": len(mine),
             "right_if_all_given": int(right.sum()),
             "given": int(given.sum()),
             "given_right": int(right[given].sum()),
+            "sure": int(rule.sum()),
+            "sure_right": int(right[rule].sum()),
         }
     return out
 
@@ -139,7 +159,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     from sitecite.generate.extractive import DIRECT_FEATURES
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--write", action="store_true", help="write the model fitted on all")
     parser.add_argument("--indexes", type=Path, help="prebuilt indexes DIR/<site>")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -155,26 +174,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     figures = report(rows, probability, threshold)
     from rich.table import Table
 
-    table = Table(title=f"Direct answers, each site left out (threshold {threshold:.2f})")
-    for column in ("site", "answers", "right if all given", "given", "given right"):
+    title = f"Direct answers, each site left out (model threshold {threshold:.2f})"
+    table = Table(title=title)
+    keys = ("answers", "right_if_all_given", "given", "given_right", "sure", "sure_right")
+    columns = ("answers", "right if all given", "model gives", "right", "sure gives", "right")
+    for column in ("site", *columns):
         table.add_column(column, justify="left" if column == "site" else "right")
     for site, f in figures.items():
-        table.add_row(
-            site, *(str(f[k]) for k in ("answers", "right_if_all_given", "given", "given_right"))
-        )
+        table.add_row(site, *(str(f[k]) for k in keys))
     console().print(table)
-    if args.write:
-        x, y = matrix(rows, names)
-        model = fit_logistic(x, y, names, C)
-        about = {
-            **model.about,
-            "threshold": threshold,
-            "precision": PRECISION,
-            "trained_on": "dev halves of the six real sites; owner dev sets of jarvis, timlrx, "
-            "example (training/train_direct.py)",
-        }
-        WEIGHTS.write_text(json.dumps({**model.to_json(), "about": about}, indent=1) + "\n")
-        console().print(f"wrote {WEIGHTS.relative_to(REPO)}")
     if args.json:
         print(json.dumps({"threshold": threshold, "sites": figures}))
     return 0
