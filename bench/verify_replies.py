@@ -53,7 +53,7 @@ SPLITS = ("dev", "test", "all")
 
 
 def run_file(
-    path: Path, verifier: Verifier, policy: str, subject: str | None, cold: bool = False
+    path: Path, verifier: Verifier, policy: str, subject: str | None
 ) -> tuple[list[Replayed], str]:
     """Every record of one file replayed through the production path."""
     records = load(path)
@@ -67,8 +67,6 @@ def run_file(
     with Progress(console=console(), transient=True) as bar:
         task = bar.add_task(f"replaying {path.name}", total=len(records))
         for record in records:
-            if cold:
-                verifier.encoder.forget()
             replayed.append(replay(record, lexicon, owner, verifier, policy))
             bar.advance(task)
     return replayed, name
@@ -163,9 +161,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policy", default="drop", choices=POLICIES, help="llm.verify_policy")
     parser.add_argument("--subject", help="the site owner's name (default: from a profile source)")
     parser.add_argument("--explain", choices=SPLITS, help="print drops and misses of a split")
-    parser.add_argument(
-        "--cold", action="store_true", help="encode every answer's sources anew (no cache)"
-    )
     args = parser.parse_args(argv)
     for path in args.files:
         if not path.exists():
@@ -173,10 +168,10 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     started = time.perf_counter()
     verifier = Verifier()
-    result: dict[str, Any] = {"policy": args.policy, "cold": args.cold, "files": {}}
+    result: dict[str, Any] = {"policy": args.policy, "files": {}}
     everything: list[Replayed] = []
     for path in args.files:
-        replayed, subject = run_file(path, verifier, args.policy, args.subject, args.cold)
+        replayed, subject = run_file(path, verifier, args.policy, args.subject)
         everything += replayed
         figures = report(replayed)
         figures["subject"] = subject

@@ -331,8 +331,6 @@ def make_llm_generator(
             )
         )
     verifier = Verifier(llm.support_threshold)
-    if verifier.contextual:
-        verifier.encoder  # noqa: B018 - loaded now, not on the first question
     return LLMGenerator(links, extractive, verifier, llm.verify_policy)
 
 

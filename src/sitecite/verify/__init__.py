@@ -1,8 +1,8 @@
 """Verification of a draft answer against exactly the sections its model was given, before
 anyone sees it: the draft's sentences (`draft`), what the context vouches for (`sources`), how
 a claim lines up with its source sentences (`align`), the exact checks (`checks`), what the
-fitted support model reads about a claim (`features`, and `contextual` for word matches in
-context) and the model itself (`model`), and the verifier (`verifier`)."""
+fitted support model reads about a claim (`features`) and the model itself (`model`), and the
+verifier (`verifier`)."""
 
 from sitecite.verify.draft import NOT_ON_SITE, DraftSentence, draft_sentences, meta_clauses
 from sitecite.verify.model import SupportModel

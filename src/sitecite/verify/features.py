@@ -43,8 +43,6 @@ RELATIVE = (
     "uncovered_run",
     "imported",
     "novel",
-    "match_mean",
-    "weak_share",
 )
 
 

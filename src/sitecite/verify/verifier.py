@@ -23,17 +23,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sitecite.embed.contextual import TokenEncoder
 from sitecite.injection import instruction_in
 from sitecite.types import Check
 from sitecite.verify.align import Alignment, align, longest_run, soft_coverage
 from sitecite.verify.checks import fatal, findings, recites
-from sitecite.verify.contextual import Match, candidates, contextual_features, match
 from sitecite.verify.draft import DraftSentence, draft_sentences, join, meta_clauses, renumbered
 from sitecite.verify.features import lexical_features, relative, uncited_gain
 from sitecite.verify.model import SupportModel, shipped_model
-from sitecite.verify.order import order_features
-from sitecite.verify.sources import Evidence, Reading, read
+from sitecite.verify.sources import Evidence, read
 
 CHECK_NAMES = ("citations", "numbers", "names", "polarity", "support", "instructions")
 
@@ -98,31 +95,17 @@ class Verifier:
 
     `threshold` overrides the support model's own (a probability of being unsupported);
     `decide=False` records every claim's features without dropping any for support (what
-    bench/train_verifier.py fits the model on); `contextual` computes the contextual word
-    matches whether or not the model reads them."""
+    bench/train_verifier.py fits the model on)."""
 
     def __init__(
         self,
         threshold: float | None = None,
         model: SupportModel | None = None,
-        encoder: TokenEncoder | None = None,
         decide: bool = True,
-        contextual: bool | None = None,
     ) -> None:
         self.model = model or shipped_model()
         self.threshold = self.model.threshold if threshold is None else threshold
-        self._encoder = encoder
         self.decide = decide
-        self.contextual = self.model.contextual if contextual is None else contextual
-
-    @property
-    def encoder(self) -> TokenEncoder:
-        """The bundled model's contextual word vectors, loaded on first use."""
-        if self._encoder is None:
-            from sitecite.embed import token_encoder
-
-            self._encoder = token_encoder(self.model.layers)
-        return self._encoder
 
     def verify(
         self, answer: str, evidence: Evidence, json_citations: Sequence[int] = ()
@@ -142,49 +125,27 @@ class Verifier:
         return Verification(verdicts, self._checks(verdicts, ms), text, cited, ms, cpu_ms)
 
     def _measure(self, claims: list[SentenceVerdict], evidence: Evidence) -> None:
-        """Every claim's features (with contextual word matches, its words and candidate
-        sources encoded in one call), and the model's probability that it is unsupported."""
+        """Every claim's features, and the model's probability that it is unsupported."""
         wanted = [w for v in claims for w in v.alignment.missing]  # type: ignore[union-attr]
         vectors = evidence.lexicon.lookup(wanted)
-        matched = self._matches(claims, evidence) if self.contextual else [None] * len(claims)
-        for verdict, found in zip(claims, matched, strict=True):
+        for verdict in claims:
             alignment = verdict.alignment
             assert alignment is not None
             coverage, uncovered = soft_coverage(alignment, vectors)
             run = longest_run(alignment.claim.text, uncovered)
             verdict.coverage, verdict.uncovered, verdict.run = coverage, uncovered, run
-            pair = alignment.sentences[:2] if found is None else found[1]
             verdict.features = lexical_features(
                 alignment.claim,
                 verdict.findings,
                 (coverage, len(uncovered), run),
                 verdict.elsewhere,
-                pair,
+                alignment.sentences[:2],
                 evidence,
             )
-            if found is not None:
-                verdict.features |= contextual_features(found[0])
-            if self.model.order:
-                verdict.features |= order_features(alignment.claim, pair)
         features = [v.features for v in claims if v.features is not None]
         relative(features)
         for verdict, probability in zip(claims, self.model.probability(features), strict=True):
             verdict.probability = float(probability)
-
-    def _matches(
-        self, claims: list[SentenceVerdict], evidence: Evidence
-    ) -> list[tuple[Match, list[Reading]]]:
-        """Each claim's contextual word matches and the sentences they chose."""
-        compared = [candidates(v.alignment, v.cited, evidence) for v in claims]  # type: ignore[arg-type]
-        texts = [v.alignment.claim.text for v in claims]  # type: ignore[union-attr]
-        texts += [r.text for readings in compared for r in readings]
-        encoded = dict(zip(texts, self.encoder.encode(texts), strict=True))
-        out = []
-        for verdict, readings in zip(claims, compared, strict=True):
-            claim = verdict.alignment.claim  # type: ignore[union-attr]
-            found = match(claim, encoded[claim.text], [encoded[r.text] for r in readings], evidence)
-            out.append((found, [readings[i] for i in found.sources]))
-        return out
 
     def _decide(self, verdict: SentenceVerdict) -> None:
         """Drop a claim the model finds more likely unsupported than its threshold, saying
