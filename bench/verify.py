@@ -36,7 +36,7 @@ from scripted_llm import CORRUPTIONS, ScriptedLLM, corrupt, faithful  # noqa: E4
 from sitecite.config import DEFAULT_EMBEDDER, load_settings  # noqa: E402
 from sitecite.embed import get_embedder  # noqa: E402
 from sitecite.generate import Context  # noqa: E402
-from sitecite.generate.prompts import parse_reply  # noqa: E402
+from sitecite.generate.parse import parse_reply  # noqa: E402
 from sitecite.index.build import build_index  # noqa: E402
 from sitecite.index.store import load_index  # noqa: E402
 from sitecite.pipeline import Engine, answer  # noqa: E402

@@ -73,7 +73,8 @@ def test_faithful_answer_is_verified_with_tokens_and_trace(engine, server):
     assert result.tokens == {"prompt": 321, "output": 45} == trace.tokens
     assert [a["status"] for a in trace.attempts] == [200]
     assert all(passed for name, (passed, _) in checks(trace).items() if name.startswith("verify_"))
-    assert "<sources>" in trace.prompt and "NOT_ON_SITE" in trace.prompt and trace.raw_output
+    assert "<sources>" in trace.prompt and '"not_on_site": true' in trace.prompt
+    assert trace.raw_output
     body = server.requests[0]
     assert body["response_format"] == {"type": "json_object"} and body["temperature"] == 0.0
     timings = trace.timings_ms

@@ -24,7 +24,7 @@ from scripted_llm import Reply, ScriptedLLM, answer_json
 from sitecite.config import load_settings
 from sitecite.eval import RunStore, load_question_set
 from sitecite.eval.runner import Runner
-from sitecite.generate.prompts import ModelReply, parse_reply
+from sitecite.generate.parse import ModelReply, parse_reply
 from sitecite.generate.reply import ReplyContext, present
 from sitecite.pipeline import Engine
 from sitecite.serve.openapi import AnswerModel

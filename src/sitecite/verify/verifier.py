@@ -15,6 +15,11 @@ For each sentence of a draft:
   (sitecite.verify.model), which drops the claim when it is likely unsupported (`support`,
   or the check that found something); a few exact checks are fatal on their own;
 - `instructions`: no sentence gives orders or repeats planted text.
+
+A quoted reply's sentences (`verify_quoted`) carry the words they copied from each source:
+`quotes` finds each in its source, and its figures, names and stance must be borne by them
+(sitecite.verify.quoted) before the support model reads the claim against the sentences
+its quotes stand in.
 """
 
 from __future__ import annotations
@@ -27,12 +32,21 @@ from sitecite.injection import instruction_in
 from sitecite.types import Check
 from sitecite.verify.align import Alignment, align, longest_run, soft_coverage
 from sitecite.verify.checks import fatal, findings, recites
-from sitecite.verify.draft import DraftSentence, draft_sentences, join, meta_clauses, renumbered
+from sitecite.verify.draft import (
+    DraftSentence,
+    draft_sentences,
+    join,
+    meta_clauses,
+    renumbered,
+    with_markers,
+)
 from sitecite.verify.features import lexical_features, relative, uncited_gain
 from sitecite.verify.model import SupportModel, shipped_model
-from sitecite.verify.sources import Evidence, read
+from sitecite.verify.quoted import QuotedSentence, locate_cites, places, quote_problems, unborne
+from sitecite.verify.quotes import Located
+from sitecite.verify.sources import Evidence, Reading, read
 
-CHECK_NAMES = ("citations", "numbers", "names", "polarity", "support", "instructions")
+CHECK_NAMES = ("citations", "quotes", "numbers", "names", "polarity", "support", "instructions")
 
 
 @dataclass
@@ -51,6 +65,7 @@ class SentenceVerdict:
     features: dict[str, float] | None = field(default=None, repr=False)  # the model's inputs
     probability: float = 0.0  # of being unsupported, by the support model
     alignment: Alignment | None = field(default=None, repr=False)
+    quotes: list[Located] = field(default_factory=list)  # a quoted sentence's, located
 
     @property
     def ok(self) -> bool:
@@ -75,6 +90,7 @@ class Verification:
     cited: tuple[int, ...]  # context positions in the order of the shown numbers
     ms: float
     cpu_ms: float = 0.0  # this thread's CPU time: the cost without waiting for a busy machine
+    quotes: tuple[tuple[str, ...], ...] = ()  # per entry of `cited`, the source words quoted
 
     @property
     def clean(self) -> bool:
@@ -113,6 +129,35 @@ class Verifier:
         """Check every sentence of `answer`, whose `[n]` are 1-based context positions."""
         started, cpu_started = time.perf_counter(), time.thread_time()
         verdicts = [self._read(s, evidence, json_citations) for s in draft_sentences(answer)]
+        return self._finish(verdicts, evidence, answer, started, cpu_started)
+
+    def verify_quoted(
+        self, sentences: Sequence[QuotedSentence], evidence: Evidence
+    ) -> Verification:
+        """Check every sentence of a quoted reply, whose sources are 1-based context
+        positions: its quotes, what they bear, and the rest by the support model."""
+        started, cpu_started = time.perf_counter(), time.thread_time()
+        verdicts, answer = [], ""
+        for sentence in sentences:
+            located, outside = locate_cites(sentence, evidence)
+            sources = [c.source for c in sentence.cites if c.source and c.source not in outside]
+            sources += [q.found.position + 1 for q in located if q.cited is None and q.found]
+            text = with_markers(sentence.text, sources)
+            start = len(answer) + 1 if answer else 0
+            answer = f"{answer} {text}" if answer else text
+            draft = DraftSentence(text, start, tuple(dict.fromkeys(sources)), sentence.text)
+            verdicts.append(self._read_quoted(draft, sentence, located, outside, evidence))
+        return self._finish(verdicts, evidence, answer, started, cpu_started)
+
+    def _finish(
+        self,
+        verdicts: list[SentenceVerdict],
+        evidence: Evidence,
+        answer: str,
+        started: float,
+        cpu_started: float,
+    ) -> Verification:
+        """The support model over every claim, and what is left to show."""
         claims = [v for v in verdicts if v.alignment is not None]
         if claims:
             self._measure(claims, evidence)
@@ -122,7 +167,9 @@ class Verifier:
         text, cited = shown(verdicts, answer)
         ms = (time.perf_counter() - started) * 1000.0
         cpu_ms = (time.thread_time() - cpu_started) * 1000.0
-        return Verification(verdicts, self._checks(verdicts, ms), text, cited, ms, cpu_ms)
+        checks = self._checks(verdicts, ms)
+        quotes = quoted_words(verdicts, cited)
+        return Verification(verdicts, checks, text, cited, ms, cpu_ms, quotes)
 
     def _measure(self, claims: list[SentenceVerdict], evidence: Evidence) -> None:
         """Every claim's features, and the model's probability that it is unsupported."""
@@ -168,28 +215,44 @@ class Verifier:
         """Everything but the word-vector coverage, which waits for one embedding call."""
         cited, outside = sentence.cites(len(evidence), json_citations)
         verdict = SentenceVerdict(sentence, cited)
-        injected = instruction_in(sentence.clean) or recites(sentence.clean, evidence.rules)
-        if injected:
-            verdict.problems["instructions"] = injected
-        meta, claims = meta_clauses(sentence.clean)
-        if meta and not any(read(c, evidence.subject, claim=True).stems for c in claims):
-            verdict.meta = True  # says only what the sources do not cover
-            verdict.cited = cited if sentence.markers else ()
+        claim = _screened(verdict, evidence, outside)
+        if claim is None:
             return verdict
-        if outside:
-            verdict.problems["citations"] = (
-                f"cites {outside} but the context has {len(evidence)} section(s)"
-            )
-        elif not cited:
-            verdict.problems["citations"] = "no citation"
-        if verdict.problems.get("citations"):
-            return verdict
-        claim = read(" ".join(claims) if meta else sentence.clean, evidence.subject, claim=True)
         alignment = align(claim, cited, evidence)
         verdict.alignment = alignment
         verdict.findings = findings(alignment, cited, evidence)
         verdict.elsewhere = uncited_gain(claim, cited, evidence)
         verdict.problems |= fatal(alignment, cited, evidence, verdict.elsewhere)
+        return verdict
+
+    def _read_quoted(
+        self,
+        sentence: DraftSentence,
+        quoted: QuotedSentence,
+        located: list[Located],
+        outside: list[int],
+        evidence: Evidence,
+    ) -> SentenceVerdict:
+        """A quoted sentence: its quotes found, what they bear, the rest for the model. A
+        sentence citing some source without a quote is read like an unquoted one."""
+        cited = tuple(dict.fromkeys(n - 1 for n in sentence.markers))
+        verdict = SentenceVerdict(sentence, cited, quotes=located)
+        verdict.problems |= quote_problems(located)
+        claim = _screened(verdict, evidence, outside)
+        if claim is None or verdict.problems.get("quotes"):
+            return verdict
+        if quoted.unquoted or not located:
+            alignment = align(claim, cited, evidence)
+            verdict.elsewhere = uncited_gain(claim, cited, evidence)
+            gain = verdict.elsewhere
+        else:
+            alignment = align(claim, cited, evidence, places(located))
+            verdict.elsewhere = uncited_gain(claim, cited, evidence)
+            verdict.problems |= unborne(claim, located, evidence)
+            gain = 0.0  # where the quote stands settles which source it is
+        verdict.alignment = alignment
+        verdict.findings = findings(alignment, cited, evidence)
+        verdict.problems |= fatal(alignment, cited, evidence, gain)
         return verdict
 
     def _checks(self, verdicts: list[SentenceVerdict], ms: float) -> list[Check]:
@@ -213,6 +276,48 @@ class Verifier:
             )
         )
         return checks
+
+
+def _screened(
+    verdict: SentenceVerdict, evidence: Evidence, outside: Sequence[int]
+) -> Reading | None:
+    """The claim a sentence makes, or None when there is none to align: it only
+    says what the sources do not cover, or its citations fail."""
+    sentence = verdict.sentence
+    injected = instruction_in(sentence.clean) or recites(sentence.clean, evidence.rules)
+    if injected:
+        verdict.problems["instructions"] = injected
+    meta, claims = meta_clauses(sentence.clean)
+    if meta and not any(read(c, evidence.subject, claim=True).stems for c in claims):
+        verdict.meta = True  # says only what the sources do not cover
+        verdict.cited = verdict.cited if sentence.markers else ()
+        verdict.problems.pop("quotes", None)
+        verdict.problems.pop("citations", None)
+        return None
+    if outside:
+        verdict.problems["citations"] = (
+            f"cites {list(outside)} but the context has {len(evidence)} section(s)"
+        )
+    elif not verdict.cited and "quotes" not in verdict.problems:
+        verdict.problems["citations"] = "no citation"
+    if verdict.problems.get("citations"):
+        return None
+    return read(" ".join(claims) if meta else sentence.clean, evidence.subject, claim=True)
+
+
+def quoted_words(
+    verdicts: Sequence[SentenceVerdict], cited: Sequence[int]
+) -> tuple[tuple[str, ...], ...]:
+    """Per shown citation, the source words its kept sentences quoted."""
+    words: dict[int, list[str]] = {position: [] for position in cited}
+    for verdict in verdicts:
+        if not verdict.ok:
+            continue
+        for quote in verdict.quotes:
+            found = quote.found
+            if found and found.position in words and found.text not in words[found.position]:
+                words[found.position].append(found.text)
+    return tuple(tuple(words[position]) for position in cited)
 
 
 def shown(verdicts: Sequence[SentenceVerdict], answer: str) -> tuple[str, tuple[int, ...]]:
