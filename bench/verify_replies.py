@@ -1,29 +1,32 @@
 """Verification on real model output: model-written answers with labelled sentences, each
 replayed through exactly the production reply path and scored as the data's README says.
 
-Each record's `sources` become the sections of a context (one sentence per line), quarantined
-as the pipeline does; the reply goes through `sitecite.generate.reply.present` (parse, verify
-with the bundled model's word vectors, apply the policy), the function the LLM generator calls.
-No index is needed: the sources' vocabulary is embedded once, as `sitecite index` would
-(set-up, not timed); verification encodes each answer's claims and their candidate source
-sentences with the bundled model (timed).
+A record carries the reply as the model returned it: `"answer"` and `"citations"` (the older,
+unquoted contract) or `"reply"` (the quoted one, docs/answer.md), with the same `id`, `site`,
+`kind`, `question`, `sources` and sentence labels (`text`, `supported`, `meta`, `error`, `why`,
+and for a quoted reply `quote_slip`). Each record's `sources` become the sections of a context
+(one sentence per line), quarantined as the pipeline does; the reply goes through
+`sitecite.generate.reply.present` (parse, verify with the site's word vectors, apply the
+policy), the function the LLM generator calls. No index is needed: the sources' vocabulary is
+embedded once, as `sitecite index` would (set-up, not timed).
 
 Reported for the dev half, the test half and all: a site with a question set split in
-bench/questions (<site>-dev.json, <site>-test.json) uses its halves, any other splits by a hash
-of the question (both answers to one question share a half). Reported: supported sentences
-dropped, unsupported sentences caught
-(per error kind a..h), faithful answers degraded (lost sentences, refused, or replaced;
-a faithful reply that only says the site does not cover the question is counted apart, as
-refused or not), and
-latency p50/p95 (preparing the evidence, with the section cache a server keeps; verifying and
-deciding one reply).
+bench/questions (<site>-dev.json, <site>-test.json) or among the shared sites
+(questions-dev.json, questions-test.json) uses its halves, any other splits by a hash of the
+question (both answers to one question share a half). Reported: supported sentences dropped
+(and of them, those whose quote was copied with a slip), unsupported sentences caught (per
+error kind a..i), faithful answers degraded (lost sentences, refused, or replaced; a faithful
+reply that only says the site does not cover the question is counted apart, as refused or
+not), faithful answers that keep their key facts (the question set's `must_contain`, or the
+shared site's answer-keys.json) of those that state them as written, and latency p50/p95
+(preparing the evidence, with the section cache a server keeps; verifying and deciding one
+reply).
 
     python bench/verify_replies.py ../shared/data/verification/example-site.jsonl \\
-        [more.jsonl ...] [--out shown.jsonl] [--json] [--explain dev] [--tune]
+        [more.jsonl ...] [--out shown.jsonl] [--json] [--explain dev]
 
 `--out` writes one line per answer: {"id", "shown", "refused"}. `--explain SPLIT` prints every
-dropped supported sentence and missed unsupported one of that split, with the reason. `--tune`
-searches the support thresholds on the dev half only and prints what each choice gives.
+dropped supported sentence and missed unsupported one of that split, with the reason.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from typing import Any
 
 import numpy as np
 from _common import console
-from _replies import Replayed, Score, lexicon_for, load, replay, subject_of
+from _replies import KINDS, Replayed, Score, lexicon_for, load, replay, subject_of
 from rich.progress import Progress
 from rich.table import Table
 
@@ -105,7 +108,7 @@ def print_table(name: str, figures: dict[str, Any]) -> None:
     def row(label: str, cell: Any) -> None:
         table.add_row(label, *(cell(figures[s]) for s in SPLITS))
 
-    row("answers", lambda f: str(f["answers"]))
+    row("answers (quoted)", lambda f: f"{f['answers']} ({f['quoted_answers']})")
     row(
         "supported sentences dropped",
         lambda f: f"{f['supported_dropped']}/{f['supported_sentences']} ({f['drop_rate']:.1%})",
@@ -118,7 +121,7 @@ def print_table(name: str, figures: dict[str, Any]) -> None:
         "unsupported sentences caught",
         lambda f: f"{f['unsupported_caught']}/{f['unsupported_sentences']} ({f['catch_rate']:.1%})",
     )
-    for kind in "abcdefgh":
+    for kind in KINDS:
         row(f"  kind {kind}", lambda f, k=kind: "/".join(map(str, f["caught_by_kind"].get(k, []))))
     row(
         "faithful answers degraded (refused)",
@@ -128,6 +131,17 @@ def print_table(name: str, figures: dict[str, Any]) -> None:
         ),
     )
     row("  replaced by other text", lambda f: str(f["faithful_answers_replaced_by_other_text"]))
+    row(
+        "faithful answers keeping their key facts",
+        lambda f: (
+            f"{f['faithful_answers_keeping_key_facts']}/{f['faithful_answers_holding_key_facts']}"
+            f" ({f['keep_rate']:.1%})"
+        ),
+    )
+    row(
+        "supported sentences with a slipped quote dropped",
+        lambda f: f"{f['slipped_quotes_dropped']}/{f['slipped_quotes']}",
+    )
     row(
         "faithful declines refused",
         lambda f: f"{f['faithful_declines_refused']}/{f['faithful_declines']}",
