@@ -41,6 +41,7 @@ from sitecite.generate.follow import NEEDS as FOLLOWER_NEEDS
 from sitecite.generate.follow import default_follower
 from sitecite.generate.overview import lead_with, overview_lead, overview_topic
 from sitecite.generate.owner import keyed_facts, owner_facts, owner_question
+from sitecite.generate.pointer import best_lines, pointed
 from sitecite.generate.ranker import Ranker, default_ranker
 from sitecite.generate.select import merge, orphaned_lead_in, passages_for, shown
 from sitecite.screen import answer_kind, has_answer_kind
@@ -94,7 +95,7 @@ class ExtractiveGenerator(Generator):
             )
         ]
         if unknown:
-            return self._refuse("unknown_entity", checks)
+            return pointed(context, self.name, checks, missing=unknown)
 
         parts = question_parts(context.question)
         vectors = [context.query_vector] if len(parts) == 1 else part_vectors(context, parts)
@@ -106,9 +107,15 @@ class ExtractiveGenerator(Generator):
         judged: list[str] = []
         pairs: list[list[float]] = []
         names: list[str] = []
+        lines: dict[int, str] = {}  # per section, its best-ranked sentence, for a pointed reply
         for part, vector in zip(parts, vectors, strict=True):
             names = part_names(context, part, names)
             ranked, order = self.rank_part(context, part, vector, names, said, len(parts) == 1)
+            if ranked is not None and not lines:
+                items = ranked.candidates.items
+                lines = best_lines(
+                    [c.section_position for c in items], ranked.scores, [c.text for c in items]
+                )
             if ranked is None:
                 kind = context.answer_kind if len(parts) == 1 else answer_kind(part)
                 missing_kind.append(f"'{part}' asks for {kind}; no admitted sentence has one")
@@ -160,10 +167,10 @@ class ExtractiveGenerator(Generator):
             answered = bool(composition.passages)
             checks.append(Check("answer_kind", not missing_kind or answered, detail))
             if len(missing_kind) == len(parts):
-                return self._refuse("answer_kind", checks)
+                return pointed(context, self.name, checks, lines=lines)
         checks.append(Check("support", bool(judged), "; ".join(support), {"pairs": pairs}))
         if not judged:
-            return self._refuse("low_support", checks)
+            return pointed(context, self.name, checks, lines=lines)
         found = bool(composition.passages)
         detail = (
             f"probability that the site answers {'; '.join(judged)}; "
@@ -176,7 +183,7 @@ class ExtractiveGenerator(Generator):
         if not found and planned:
             return self._only_planned(planned[0], context.sections, checks)
         if not found:
-            return self._refuse("unanswerable", checks)
+            return pointed(context, self.name, checks, lines=lines)
         text, cited = render(composition, context.sections)
         return Draft(text, cited, False, self.name, checks=tuple(checks))
 
