@@ -1,6 +1,7 @@
 """Quoted replies: a model's quote is found in its source despite the slips of copying and not
-despite a changed meaning; a quoted sentence's figures, names and stance must be borne by its
-quotes; the reply of either contract is read from what real models return."""
+despite a changed meaning; a quoted sentence's figures and names must be borne by its quotes,
+and the support model weighs the rest against the sentences they stand in; the reply of
+either contract is read from what real models return."""
 
 from __future__ import annotations
 
@@ -155,7 +156,8 @@ def test_a_faithful_quoted_sentence_is_kept(evidence, quoted: QuotedSentence) ->
         (
             "d motive invented",
             sentence(
-                "She works remotely from Lisbon because she dislikes offices.",
+                "She works remotely from Lisbon because she wanted to spend more time with her "
+                "family.",
                 (2, "I work remotely from Lisbon"),
             ),
             "polarity",

@@ -45,9 +45,7 @@ def closest_line(context: Context, position: int) -> str:
     if not len(span):
         return ""
     cosines = context.index.sentence_vectors[span.start : span.stop] @ context.query_vector
-    quotable = [
-        number for number, kind in enumerate(section.sentence_kinds) if kind in QUOTABLE
-    ]
+    quotable = [number for number, kind in enumerate(section.sentence_kinds) if kind in QUOTABLE]
     if not quotable:
         return ""
     best = max(quotable, key=lambda number: float(cosines[number]))
@@ -65,18 +63,12 @@ def pointed(
     line as the quote. `missing` names what the question asks about that the site never
     mentions; `lines` may give a better line per section position than nearness alone."""
     positions = closest_sections(context)
-    quotes = tuple(
-        ((lines or {}).get(p) or closest_line(context, p),) for p in positions
-    )
+    quotes = tuple(((lines or {}).get(p) or closest_line(context, p),) for p in positions)
     quotes = tuple(q if q[0] else () for q in quotes)
     named = "; ".join(
         f"{label(context.sections[p])} [{n}]" for n, p in enumerate(positions, start=1)
     )
-    opening = (
-        f"The site doesn't mention {_joined(missing)}."
-        if missing
-        else NO_DIRECT_ANSWER
-    )
+    opening = f"The site doesn't mention {_joined(missing)}." if missing else NO_DIRECT_ANSWER
     text = f"{opening} The closest sections: {named}." if positions else opening
     detail = f"pointed at {len(positions)} closest section(s)"
     return Draft(

@@ -175,10 +175,12 @@ def _known(name: str, known: frozenset[str]) -> bool:
 
 def known_name(name: str, known: frozenset[str]) -> bool:
     """Whether the sources use a name, as written or in a form a writer would change: plural
-    ("vCPUs"), punctuation ("Next.js", "Nextjs"), a derived word ("Japanese", "Bayesian"), or
-    only its capitalised parts ("Bayes-style")."""
+    or singular ("vCPUs", "VPSes", "Worker" for "Workers"), punctuation ("Next.js",
+    "Nextjs"), a derived word ("Japanese", "Bayesian"), or only its capitalised parts
+    ("Bayes-style")."""
     lower = _POSSESSIVE.sub("", name.lower())
-    if _known(lower, known) or lower.removesuffix("s") in known:
+    forms = {lower.removesuffix("s"), lower.removesuffix("es"), f"{lower}s", f"{lower}es"}
+    if _known(lower, known) or forms & known:
         return True
     squashed = _squash(lower)
     if squashed in {_squash(k) for k in known}:

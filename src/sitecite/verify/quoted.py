@@ -4,10 +4,16 @@ Its quotes are found in their sources first (sitecite.verify.quotes): a quote fo
 another source is a wrong citation, one found nowhere is fabricated. Then what can be checked
 exactly must be borne by what it quoted: every figure (number, date, version, amount) and
 every name of the sentence stands in its quotes, its sources' titles and headings, the
-question, or the site owner's name; and it denies, affirms, quantifies, ranks and explains
-no more than the sentences its quotes stand in (sitecite.polarity). What is left, whether
-the rest of its words say what those sentences say, is the support model's to decide
-(sitecite.verify.verifier), with the claim aligned to those sentences only.
+question, or the site owner's name, and a change goes the way they say. The rest is the
+support model's to decide (sitecite.verify.verifier), with the claim aligned to the sentences
+its quotes stand in: whether its words say what those sentences say, and what the stance
+checks (sitecite.polarity: negation, quantities, superlatives, reasons) find against them.
+
+Why stance is not fatal here as figures and names are: on the dev halves of the labelled
+replies, turned into quoted ones by machine (a proxy until replies written in this format
+exist), making it fatal dropped 29 more supported sentences of 636 and caught 1 more
+unsupported one of 168; the rules misread paraphrase ("don't get me wrong", "the entire
+project" for "his whole thesis").
 """
 
 from __future__ import annotations
@@ -16,10 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sitecite.facts import Fact, facts, holds, reversed_change
-from sitecite.polarity import conflict
 from sitecite.tokens import names, tokenize
 from sitecite.verify.checks import known_name
-from sitecite.verify.quotes import Found, Located, locate
+from sitecite.verify.quotes import Located, locate
 from sitecite.verify.sources import Evidence, Reading
 
 
@@ -111,27 +116,7 @@ def unborne(claim: Reading, located: Sequence[Located], evidence: Evidence) -> d
     ]
     if unknown:
         out["names"] = f"not in its quotes: {', '.join(dict.fromkeys(unknown))}"
-    stance = _stance_problem(claim, found, evidence)
-    if stance:
-        out["polarity"] = stance
     return out
-
-
-def _stance_problem(claim: Reading, found: Sequence[Found], evidence: Evidence) -> str:
-    """What the claim denies, quantifies, ranks or explains beyond the sentences its quotes
-    stand in (reasons may stand beside them)."""
-    quoted = sorted({(f.position, i) for f in found for i in f.sentences})
-    if not quoted:
-        return ""
-    sentences = [evidence.sections[p].sentences[i] for p, i in quoted]
-    beside = [
-        evidence.sections[p].sentences[n]
-        for p, i in quoted
-        for n in (i - 1, i + 1)
-        if 0 <= n < len(evidence.sections[p].sentences) and (p, n) not in quoted
-    ]
-    around = " ".join(dict.fromkeys(r.text for r in [*sentences, *beside]))
-    return conflict(claim.stance, [r.stance for r in sentences], around)
 
 
 def _short(quote: str, limit: int = 60) -> str:
