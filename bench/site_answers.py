@@ -91,8 +91,7 @@ def grade(question: Any, answer: Any) -> Graded:
     """Grade one Answer against its question's key facts and expected sources."""
     text = answer.answer.lower()
     facts = all(
-        any(alternative.lower() in text for alternative in group)
-        for group in question.must_contain
+        any(alternative.lower() in text for alternative in group) for group in question.must_contain
     )
     outcome = str(answer.outcome)
     cited = [c.id for c in answer.citations]

@@ -11,10 +11,11 @@ of unsupported sentences caught minus the share of supported ones dropped (or, w
 `--max-drop`, the most caught with at most that share dropped). The test
 halves are scored once, with the model refitted on all dev sentences.
 
-    python bench/train_verifier.py [FILES...] [--max-drop F] [--write]
+    python bench/train_verifier.py [FILES...] [--max-drop F] [--quote-scope quotes] [--write]
 
 Without FILES: the example site's set and the five sets of bench/replies (the hand-written
-example answers are dev only). `--write` stores the model in the package.
+example answers are dev only). Files of quoted replies are read too (bench/_replies.py).
+`--write` stores the model in the package.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from sitecite.tokens import words
 from sitecite.verify import SupportModel, Verifier
 from sitecite.verify.features import LEXICAL, RELATIVE
 from sitecite.verify.model import MODEL_FILE
+from sitecite.verify.verifier import QUOTE_SCOPES
 
 ROOT = Path(__file__).resolve().parent
 DEFAULT_FILES = [
@@ -209,6 +211,12 @@ def main(argv: list[str] | None = None) -> int:
         help="choose the threshold catching most with at most this share of supported claims "
         "dropped (default: the most caught minus dropped)",
     )
+    parser.add_argument(
+        "--quote-scope",
+        default="quotes",
+        choices=QUOTE_SCOPES,
+        help="what a quoted sentence is read against (bench/verify_replies.py --quote-scope)",
+    )
     parser.add_argument("--write", action="store_true", help=f"store the model as {MODEL_FILE}")
     parser.add_argument("--dump", type=Path, help="write the measured rows (.npz) for analysis")
     parser.add_argument("--json", action="store_true")
@@ -219,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
             sys.exit(f"{path}: no such file")
     names = feature_names()
     recorder = SupportModel.blank(names)
-    verifier = Verifier(model=recorder, decide=False)
+    verifier = Verifier(model=recorder, decide=False, quote_scope=args.quote_scope)
     rows = [row for path in args.files for row in rows_of(path, verifier)]
     if args.dump:
         _dump(args.dump, rows, names)

@@ -23,7 +23,7 @@ shared site's answer-keys.json) of those that state them as written, and latency
 reply).
 
     python bench/verify_replies.py ../shared/data/verification/example-site.jsonl \\
-        [more.jsonl ...] [--out shown.jsonl] [--json] [--explain dev]
+        [more.jsonl ...] [--out shown.jsonl] [--json] [--explain dev] [--quote-scope quotes]
 
 `--out` writes one line per answer: {"id", "shown", "refused"}. `--explain SPLIT` prints every
 dropped supported sentence and missed unsupported one of that split, with the reason.
@@ -51,6 +51,7 @@ from sitecite.generate.reply import POLICIES
 from sitecite.pipeline import REFUSAL
 from sitecite.tokens import words
 from sitecite.verify import Verifier
+from sitecite.verify.verifier import QUOTE_SCOPES
 
 SPLITS = ("dev", "test", "all")
 
@@ -175,14 +176,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policy", default="drop", choices=POLICIES, help="llm.verify_policy")
     parser.add_argument("--subject", help="the site owner's name (default: from a profile source)")
     parser.add_argument("--explain", choices=SPLITS, help="print drops and misses of a split")
+    parser.add_argument(
+        "--quote-scope",
+        default="quotes",
+        choices=QUOTE_SCOPES,
+        help="what the support model reads a quoted sentence against: the sentences its quotes "
+        "stand in, or its cited sections whole",
+    )
     args = parser.parse_args(argv)
     for path in args.files:
         if not path.exists():
             sys.exit(f"{path}: no such file (the example set is ../shared/data/verification/)")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     started = time.perf_counter()
-    verifier = Verifier()
-    result: dict[str, Any] = {"policy": args.policy, "files": {}}
+    verifier = Verifier(quote_scope=args.quote_scope)
+    result: dict[str, Any] = {"policy": args.policy, "quote_scope": args.quote_scope, "files": {}}
     everything: list[Replayed] = []
     for path in args.files:
         replayed, subject = run_file(path, verifier, args.policy, args.subject)

@@ -235,7 +235,8 @@ def test_the_benchmark_writes_what_a_visitor_sees(tmp_path: Path) -> None:
 
 def quoted_records(record: dict[str, Any]) -> list[dict[str, Any]]:
     """A faithful quoted reply to a recorded prompt (its first source's first sentence, quoted
-    whole with a slip: lower case) and a sloppy one whose only sentence quotes words in no source."""
+    whole with a slip: lower case) and a sloppy one whose only sentence quotes words in no
+    source."""
     source = record["sources"][0]
     first = source["text"].splitlines()[0]
     quote = " ".join(first.rstrip(".").split()[:25]).lower()

@@ -47,6 +47,7 @@ from sitecite.verify.quotes import Located
 from sitecite.verify.sources import Evidence, Reading, read
 
 CHECK_NAMES = ("citations", "quotes", "numbers", "names", "polarity", "support", "instructions")
+QUOTE_SCOPES = ("quotes", "sections")
 
 
 @dataclass
@@ -111,17 +112,23 @@ class Verifier:
 
     `threshold` overrides the support model's own (a probability of being unsupported);
     `decide=False` records every claim's features without dropping any for support (what
-    bench/train_verifier.py fits the model on)."""
+    bench/train_verifier.py fits the model on); `quote_scope` is what the support model reads
+    a quoted sentence against: the sentences its quotes stand in (`quotes`) or its cited
+    sections whole (`sections`, as for an unquoted reply)."""
 
     def __init__(
         self,
         threshold: float | None = None,
         model: SupportModel | None = None,
         decide: bool = True,
+        quote_scope: str = "quotes",
     ) -> None:
+        if quote_scope not in QUOTE_SCOPES:
+            raise ValueError(f"quote_scope is {quote_scope!r}, not one of {QUOTE_SCOPES}")
         self.model = model or shipped_model()
         self.threshold = self.model.threshold if threshold is None else threshold
         self.decide = decide
+        self.quote_scope = quote_scope
 
     def verify(
         self, answer: str, evidence: Evidence, json_citations: Sequence[int] = ()
@@ -246,7 +253,8 @@ class Verifier:
             verdict.elsewhere = uncited_gain(claim, cited, evidence)
             gain = verdict.elsewhere
         else:
-            alignment = align(claim, cited, evidence, places(located))
+            scope = places(located) if self.quote_scope == "quotes" else None
+            alignment = align(claim, cited, evidence, scope)
             verdict.elsewhere = uncited_gain(claim, cited, evidence)
             verdict.problems |= unborne(claim, located, evidence)
             gain = 0.0  # where the quote stands settles which source it is
