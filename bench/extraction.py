@@ -5,31 +5,25 @@ For every page: recall (share of the source page's prose words the extractor ret
 as multisets), leak (share of returned words that are not in the page's prose: navigation,
 footer), headings kept (h2-h6 in the output against the source's) and time per page.
 
-    python bench/extraction.py [--json]
+    python -m bench.extraction [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
-sys.path.insert(0, str(REPO / "bench"))
-
-import os  # noqa: E402
-
-from site_render import render_site  # noqa: E402
-
-from sitecite.ingest import content_files, page_id  # noqa: E402
-from sitecite.ingest.retention import reference_text, word_counts  # noqa: E402
+from bench._common import REPO
+from bench.site_render import render_site
+from sitecite.ingest import content_files, page_id
+from sitecite.ingest.retention import reference_text, word_counts
 
 HEADING = re.compile(r"<h[2-6][\s>]", re.I)
 

@@ -8,7 +8,7 @@ exact search; and memory per section. Then index build throughput and an unchang
 the example site (real model), and query embedding at 1 and 2 threads, idle and with one
 core busy. Synthetic sections are derived from SciFact (see bench/_synthetic.py).
 
-    python bench/speed.py [--sizes 125,10000,100000,1000000] [--queries 200] [--json]
+    python -m bench.speed [--sizes 125,10000,100000,1000000] [--queries 200] [--json]
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from _common import REPO, console, percentiles_ms
-from _scifact_data import build_scifact_index, load_scifact, query_vectors
-from _synthetic import Base, bm25_bytes, make_base, synthetic_index
-from _threads import embedding_latency, set_torch_threads, thread_matrix
 
+from bench._common import REPO, console, percentiles_ms
+from bench._scifact_data import build_scifact_index, load_scifact, query_vectors
+from bench._synthetic import Base, bm25_bytes, make_base, synthetic_index
+from bench._threads import embedding_latency, set_torch_threads, thread_matrix
 from sitecite.config import DEFAULT_EMBEDDER, RetrieveSettings
 from sitecite.embed import Embedder, get_embedder
 from sitecite.index.build import build_index

@@ -22,7 +22,7 @@ shared site's answer-keys.json) of those that state them as written, and latency
 (preparing the evidence, with the section cache a server keeps; verifying and deciding one
 reply).
 
-    python bench/verify_replies.py ../shared/data/verification/example-site.jsonl \\
+    python -m bench.verify_replies ../shared/data/verification/example-site.jsonl \\
         [more.jsonl ...] [--out shown.jsonl] [--json] [--explain dev] [--quote-scope quotes]
 
 `--out` writes one line per answer: {"id", "shown", "refused"}. `--explain SPLIT` prints every
@@ -40,11 +40,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import console
-from _replies import KINDS, Replayed, Score, lexicon_for, load, replay, subject_of
 from rich.progress import Progress
 from rich.table import Table
 
+from bench._common import console
+from bench._replies import KINDS, Replayed, Score, lexicon_for, load, replay, subject_of
 from sitecite.config import DEFAULT_EMBEDDER
 from sitecite.embed import get_embedder
 from sitecite.generate.reply import POLICIES

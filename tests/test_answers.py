@@ -378,7 +378,7 @@ def test_a_list_item_of_several_sentences_is_one_step(
 def test_a_question_is_split_into_the_parts_it_asks(question: str, parts: list[str]) -> None:
     """A part that opens with context before its question word ("In his backup setup, how
     often...") is a question, not context for the next part."""
-    from sitecite.generate.evidence import question_parts
+    from sitecite.question import question_parts
 
     assert question_parts(question) == parts
 
@@ -580,3 +580,24 @@ def test_only_a_plan_is_told_apart_from_an_answer(
     from sitecite.generate.extractive import only_planned
 
     assert only_planned(question, sentence) is planned
+
+
+def test_sure_answers_only_what_holds_the_kind_asked_for(site_engine: Engine) -> None:
+    """With `direct_answers = "sure"`, a question asking for a kind of thing (here a date) is
+    answered by a sentence holding it; any other question gets no direct answer, and the
+    sentence the answerer would have said leads the closest sections, quoted."""
+    sure = Engine.for_index(
+        site_engine.index,
+        site_engine.settings.model_copy(update={"direct_answers": "sure"}),
+        site_engine.embedder,
+    )
+    typed, _ = answer(sure, "When did Robin publish the post about moving from Hugo to Next.js?")
+    assert typed.outcome == "answered" and "2021" in typed.answer
+    why = "Why did Robin move the site from Hugo to Next.js?"
+    direct, _ = answer(site_engine, why)  # answered when every answer may be direct
+    assert direct.outcome == "answered"
+    result, trace = answer(sure, why)
+    assert result.outcome == "pointed" and result.refusal_reason == "no_direct_answer"
+    assert not next(c for c in trace.checks if c.name == "direct").passed
+    assert result.citations[0].id == direct.citations[0].id
+    assert result.citations[0].quotes[0] in direct.citations[0].quotes

@@ -15,7 +15,13 @@ import pytest
 
 from sitecite.config import Settings, load_settings
 from sitecite.embed import Embedder, HashEmbedder
-from sitecite.eval import RunStore, compare_reports, latest_lab_html, load_question_set
+from sitecite.eval import (
+    RunStore,
+    compare_reports,
+    latest_lab_html,
+    load_question_set,
+    render_lab,
+)
 from sitecite.eval.compare import report_from_history
 from sitecite.eval.gate import missed_bars, parse_bars, write_junit
 from sitecite.eval.judge import JUDGE_PROMPT_VERSION, Judge
@@ -23,10 +29,10 @@ from sitecite.eval.pacing import RateLimiter
 from sitecite.eval.questions import QuestionSet, index_source_ids
 from sitecite.eval.runner import Runner
 from sitecite.generate import Context, Generator
-from sitecite.generate.evidence import question_parts
 from sitecite.generate.prompts import prompt_sources, source_blocks
 from sitecite.index.store import store_thresholds
 from sitecite.pipeline import Engine
+from sitecite.question import question_parts
 from sitecite.types import Draft, Section
 
 REPO = Path(__file__).resolve().parents[1]
@@ -325,8 +331,7 @@ def test_fail_under_and_junit(index_copy: Path, hash_engine: Engine, tmp_path: P
 
 
 def test_judge_failures_are_counted_not_skipped(index_copy: Path, hash_engine: Engine) -> None:
-    from scripted_llm import Reply, ScriptedLLM
-
+    from bench.scripted_llm import Reply, ScriptedLLM
     from sitecite.generate.client import ChatClient
 
     verdict = {
@@ -345,15 +350,14 @@ def test_judge_failures_are_counted_not_skipped(index_copy: Path, hash_engine: E
     assert judged["graded"] == 1 and judged["could_not_grade"] == 2
     assert judged["could_not_grade_ids"] == ["a-11", "a-12"]
     assert report.questions[1]["judge"]["could_not_grade"] is True
-    html = report.to_html()
+    html = render_lab(report)
     assert "judge could not grade" in html and "judge-model" in html
 
 
 def test_llm_generator_and_judge_end_to_end_with_a_cached_rerun(index_copy: Path) -> None:
     """`evaluate` with the LLM generator and the judge on one local chat server: tokens are
     counted, verdicts recorded, and a rerun asks the judge nothing it has already answered."""
-    from scripted_llm import Reply, ScriptedLLM, faithful
-
+    from bench.scripted_llm import Reply, ScriptedLLM, faithful
     from sitecite.eval import evaluate
 
     verdict = {

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from scripted_llm import (
+
+from bench.scripted_llm import (
     Drop,
     Hang,
     Reply,
@@ -19,7 +20,6 @@ from scripted_llm import (
     parsed_sources,
     quoted_json,
 )
-
 from sitecite.config import load_settings
 from sitecite.errors import ConfigError
 from sitecite.generate.llm import CircuitBreaker, LLMGenerator

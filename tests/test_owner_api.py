@@ -10,11 +10,11 @@ from typing import Any
 
 import httpx
 import pytest
-from scripted_llm import ScriptedLLM
 from test_llm_generator import llm_engine, quoting
 
-from sitecite.asklog import QuestionLog, log_path
+from bench.scripted_llm import ScriptedLLM
 from sitecite.config import load_settings
+from sitecite.owner import QuestionLog, log_path
 from sitecite.pipeline import Engine
 from sitecite.serve.openapi import AnswerModel, HealthModel
 from sitecite.serve.server import serve_in_thread

@@ -112,7 +112,7 @@ class Verifier:
 
     `threshold` overrides the support model's own (a probability of being unsupported);
     `decide=False` records every claim's features without dropping any for support (what
-    bench/train_verifier.py fits the model on); `quote_scope` is what the support model reads
+    training/train_verifier.py fits the model on); `quote_scope` is what the support model reads
     a quoted sentence against: the sentences its quotes stand in (`quotes`) or its cited
     sections whole (`sections`, as for an unquoted reply)."""
 

@@ -2,18 +2,23 @@
 
 Score matrices (queries x abstracts) are computed once per tokenisation variant; each fusion
 setting then goes through the same `fuse` and `top_k` that `search` calls, so what is chosen
-here is exactly what sitecite runs.
+here is exactly what sitecite runs. The chosen settings are printed beside RetrieveSettings'
+defaults (src/sitecite/config.py), which were set from this search by hand.
+
+    python -m training.tune_retrieval [--threads 2] [--json]
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
-from _metrics import per_query, summarise
 
+from bench._metrics import per_query, summarise
 from sitecite.config import RetrieveSettings
 from sitecite.retrieve import fuse, top_k
 from sitecite.text import bm25_tokens
@@ -196,3 +201,39 @@ def tune(
             say(f"  {fusion} by {knob}, candidates {depth}: {line}")
     overrides, score = best(results)
     return Choice(tokenisation, base.model_copy(update=overrides), score)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from bench._scifact_data import build_scifact_index, load_scifact, query_vectors
+    from sitecite.config import DEFAULT_EMBEDDER
+    from sitecite.embed import get_embedder
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--threads", type=int, default=2, help="embedding threads")
+    parser.add_argument("--json", action="store_true", help="one JSON object on the last line")
+    args = parser.parse_args(argv)
+    data = load_scifact()
+    embedder = get_embedder(DEFAULT_EMBEDDER, threads=args.threads)
+    index, _ = build_scifact_index(data, embedder)
+    all_ids = list(data.queries)  # every query, as bench.scifact embeds them (one cache)
+    embedded = query_vectors(embedder, [data.queries[q] for q in all_ids])
+    vectors = dict(zip(all_ids, embedded, strict=True))
+    qids, qrels = data.split("train")
+    queries = [data.queries[q] for q in qids]
+    cosine = np.stack([vectors[q] for q in qids]) @ index.vectors.T
+    choice = tune(data.sections, qids, queries, cosine, qrels)
+    chosen = choice.settings.model_dump()
+    shipped = RetrieveSettings().model_dump()
+    differ = {k: (v, shipped[k]) for k, v in chosen.items() if shipped.get(k) != v}
+    print(
+        f"chosen on train ({len(qids)} queries): {choice.tokenisation.label}, {chosen} -> "
+        f"nDCG@10 {choice.train_ndcg:.4f}; shipped defaults "
+        + ("match" if not differ else f"differ (chosen, shipped): {differ}")
+    )
+    if args.json:
+        print(json.dumps({"chosen": chosen, "train_ndcg": choice.train_ndcg, "differ": differ}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

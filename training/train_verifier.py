@@ -11,7 +11,7 @@ of unsupported sentences caught minus the share of supported ones dropped (or, w
 `--max-drop`, the most caught with at most that share dropped). The test
 halves are scored once, with the model refitted on all dev sentences.
 
-    python bench/train_verifier.py [FILES...] [--max-drop F] [--quote-scope quotes] [--write]
+    python -m training.train_verifier [FILES...] [--max-drop F] [--quote-scope quotes] [--write]
 
 Without FILES: the example site's set and the five sets of bench/replies (the hand-written
 example answers are dev only). Files of quoted replies are read too (bench/_replies.py).
@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import console
-from _replies import Record, lexicon_for, load, plain, replay, subject_of
 from rich.progress import Progress
 
+from bench._common import DATA, REPO, console
+from bench._replies import Record, lexicon_for, load, plain, replay, subject_of
 from sitecite.config import DEFAULT_EMBEDDER
 from sitecite.embed import get_embedder
 from sitecite.tokens import words
@@ -41,14 +41,14 @@ from sitecite.verify.features import LEXICAL, RELATIVE
 from sitecite.verify.model import MODEL_FILE
 from sitecite.verify.verifier import QUOTE_SCOPES
 
-ROOT = Path(__file__).resolve().parent
+REPLIES = REPO / "bench" / "replies"
 DEFAULT_FILES = [
-    ROOT.parent.parent / "shared/data/verification/example-site.jsonl",
-    ROOT / "replies/example-extra-dev.jsonl",
-    ROOT / "replies/jarvis.jsonl",
-    ROOT / "replies/timlrx.jsonl",
-    ROOT / "replies/jarvis2.jsonl",
-    ROOT / "replies/timlrx2.jsonl",
+    DATA / "verification" / "example-site.jsonl",
+    REPLIES / "example-extra-dev.jsonl",
+    REPLIES / "jarvis.jsonl",
+    REPLIES / "timlrx.jsonl",
+    REPLIES / "jarvis2.jsonl",
+    REPLIES / "timlrx2.jsonl",
 ]
 FOLDS = 5
 C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0)
@@ -244,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         report[name] = outcome(chosen, model.probability(claims), threshold)
     _print(report)
     if args.write:
-        target = Path(__file__).resolve().parents[1] / "src/sitecite/verify" / MODEL_FILE
+        target = REPO / "src" / "sitecite" / "verify" / MODEL_FILE
         target.write_text(json.dumps(model.to_json(), indent=1) + "\n")
         console().print(f"wrote {target}")
     if args.json:
@@ -288,7 +288,7 @@ def _model(
         {
             "fitted_on": f"{n} dev claim sentences ({positives} unsupported)",
             "C": c,
-            "script": "bench/train_verifier.py",
+            "script": "training/train_verifier.py",
         },
     )
 

@@ -1,4 +1,4 @@
-"""Writing the question log off the answer path.
+"""Writing the question log off the answer path, and the ids of the answers it records.
 
 A request only appends a tuple to a deque (no parsing, no I/O, no lock); one writer thread
 wakes every `interval` seconds (or at once for a flush), turns what piled up into rows and
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 import threading
 import time
 from collections import deque
@@ -22,7 +23,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sitecite.asklog import Feedback, Outcome, QuestionLog, VisitorHasher, answer_number, redact
+from sitecite.owner.asklog import Feedback, Outcome, QuestionLog, answer_number
+from sitecite.owner.privacy import VisitorHasher, redact
 
 log = logging.getLogger("sitecite.serve")
 
@@ -39,7 +41,7 @@ def outcome_of(question: str, body: bytes, cache: str) -> Outcome:
     resolved = str(data.get("resolved_question") or "")
     return Outcome(
         question=redact(question),
-        outcome="refused" if refused else "answered",
+        outcome=str(data.get("outcome") or ("refused" if refused else "answered")),
         reason=str(data.get("refusal_reason") or "") if refused else "",
         best_score=max(known) if known else None,
         cited=tuple(str(c.get("id", "")) for c in data.get("citations") or []),
@@ -107,6 +109,11 @@ class LogWriter:
         """Queue one served answer; `body` is its JSON as it was cached (without the id).
         `client`, the address, stays in memory: the writer turns it into the visitor hash."""
         self._append(("ask", answer_id, time.time(), question, body, cache, latency_ms, client))
+
+    @property
+    def queued(self) -> int:
+        """How many answers and feedbacks were queued since the server started."""
+        return self._queued
 
     def record_feedback(self, feedback: Feedback) -> None:
         self._append(("feedback", feedback))
@@ -197,3 +204,18 @@ class LogWriter:
         self._outcomes.clear()  # an outcome no answer uses any more may be gone after a day
         if deleted:
             log.info("question log: deleted %d answers older than %s", deleted, self.keep)
+
+
+class AnswerIds:
+    """Answer ids: 16 hex digits of a 63-bit number, the millisecond it was issued, 10 random
+    bits fixed per process (so replicas sharing a log rarely meet) and a 10-bit counter.
+    Ordered in time, unique within a process, and cheap: no system call per answer."""
+
+    def __init__(self) -> None:
+        self._process = secrets.randbits(10) << 10
+        self._last = 0
+
+    def next(self) -> str:
+        number = max((int(time.time() * 1000) << 20) | self._process, self._last + 1)
+        self._last = number
+        return f"{number:016x}"

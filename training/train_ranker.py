@@ -1,6 +1,6 @@
 """Fit the answer-sentence ranker and measure it on sites it never saw.
 
-The candidates and their labels are bench/_ranker_data.py's: every quotable sentence of the top
+The candidates and their labels are training/_ranker_data.py's: every quotable sentence of the top
 8 sections retrieved for a question, positive when it is a gold answer sentence (answer data),
 holds a key fact on an expected page (the real sites' dev halves), or holds SQuAD's answer span.
 
@@ -17,7 +17,7 @@ their candidates) is reported:
 `src/sitecite/data/answer_ranker.json`. `--reuse` reads the candidates of the previous run when
 the features have not changed.
 
-    python bench/train_ranker.py [--write] [--reuse] [--json]
+    python -m training.train_ranker [--write] [--reuse] [--json]
 """
 
 from __future__ import annotations
@@ -25,16 +25,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import REPO, console  # noqa: E402
-from _ranker_data import Group, collect  # noqa: E402
+from bench._common import REPO, console
+from training._ranker_data import Group, collect
 
 SITES = ("jarvis", "timlrx", "example")
 WEIGHTS = REPO / "src" / "sitecite" / "data" / "answer_ranker.json"
@@ -175,8 +172,8 @@ def run(groups: list[Group], write: bool) -> dict[str, Any]:
         ranker = fit(sites, FEATURE_SETS[CHOSEN])
         loso = rows[CHOSEN]
         ranker.about.update(
-            trained_on="answer data (bench/answerdata) of jarvis, timlrx, example; dev halves of "
-            "jarvis, timlrx and of the owner questions (jarvis, timlrx, example)",
+            trained_on="answer data (training/answerdata) of jarvis, timlrx, example; dev halves "
+            "of jarvis, timlrx and of the owner questions (jarvis, timlrx, example)",
             leave_one_site_out_top1={s: round(loso[s][0] / loso[s][1], 4) for s in SITES},
         )
         WEIGHTS.write_text(json.dumps(ranker.to_json(), indent=1) + "\n")

@@ -1,7 +1,7 @@
 """Fit when to answer at all, and when a second sentence joins, and measure both per held-out site.
 
-Every question of the answer data (bench/answerdata) and of the real sites' dev halves is run
-as serving runs it, with a ranker fitted on the other sites (bench/_decisions.py), and each
+Every question of the answer data (training/answerdata) and of the real sites' dev halves is run
+as serving runs it, with a ranker fitted on the other sites (training/_decisions.py), and each
 site's two models are fitted on the other sites' rows and measured on its own.
 
 - answerability (`generate/answerable.py`): one row per question (per part for a question of
@@ -14,24 +14,21 @@ site's two models are fitted on the other sites' rows and measured on its own.
   it brings in a key fact (`must_contain`) the lead lacks. The threshold maximises the questions
   whose every key fact is in the lead and its followers, less FOLLOW_COST per sentence added.
 
-    python bench/train_answerable.py [--write] [--reuse] [--json]
+    python -m training.train_answerable [--write] [--reuse] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import train_ranker  # noqa: E402
-from _common import REPO, console  # noqa: E402
-from _decisions import Decision, decisions  # noqa: E402
+from bench._common import REPO, console
+from training import train_ranker
+from training._decisions import Decision, decisions
 
 SITES = train_ranker.SITES
 DATA_DIR = REPO / "src" / "sitecite" / "data"
@@ -243,7 +240,7 @@ def run(found: list[Decision], write: bool) -> dict[str, Any]:
 
 
 TRAINED_ON = (
-    "answer data (bench/answerdata), dev halves of jarvis, timlrx and of the owner questions "
+    "answer data (training/answerdata), dev halves of jarvis, timlrx and of the owner questions "
     "(jarvis, timlrx, example)"
 )
 

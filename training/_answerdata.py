@@ -1,8 +1,8 @@
-"""The answer-selection data (bench/answerdata/*.jsonl) and where its gold sentences are indexed.
+"""The answer-selection data (training/answerdata/*.jsonl) and where its gold sentences are indexed.
 
 Each line is a visitor's question about one page of a site, with the page's sentences that
 answer it copied by hand (`answer_sentences`), its key facts (`must_contain`), its type, and
-whether the page answers it at all (bench/answerdata/README.md). A gold sentence is found among
+whether the page answers it at all (training/answerdata/README.md). A gold sentence is found among
 the indexed sentences of its page by normalised text (lower-case letters and digits only):
 equal; else contained one in the other (a gold sentence that spans two indexed ones, or an
 indexed one that the splitter cut further); else the closest by difflib's ratio when it is at
@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from _common import DATA, REPO
+from bench._common import DATA, REPO
 
-ANSWERDATA = REPO / "bench" / "answerdata"
+ANSWERDATA = REPO / "training" / "answerdata"
 # The site each file is about, and its content folder.
 SITES = {
     "jarvis": DATA / "sites" / "jarvis",
@@ -52,7 +52,7 @@ class Item:
 
 
 def load(paths: list[Path] | None = None) -> list[Item]:
-    """Every line of the answer-data files (all of bench/answerdata by default)."""
+    """Every line of the answer-data files (all of training/answerdata by default)."""
     items = []
     for path in paths or sorted(ANSWERDATA.glob("*.jsonl")):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
@@ -178,8 +178,7 @@ def mapping_counts(items: list[Item]) -> dict[str, dict[str, int]]:
 
 def site_engine(site: str, embedder: Any, settings: Any) -> Any:
     """An Engine over the site's index, built (incrementally) under .sitecite/bench/sites."""
-    from _common import CACHE, require
-
+    from bench._common import CACHE, require
     from sitecite.index.build import build_index
     from sitecite.pipeline import Engine
 

@@ -1,9 +1,9 @@
 """Each question of the answer data and the dev halves run as serving runs it, up to the two
-decisions the answerability and follower models make: what bench/train_answerable.py fits on.
+decisions the answerability and follower models make: what training/train_answerable.py fits on.
 
 A question goes through retrieval, the section gate, the quarantine and the extractive
 generator's ranking (`ExtractiveGenerator.rank_part`) with a ranker fitted on the OTHER sites
-(bench/train_ranker.py), so no row is read off a ranker that saw the question's site. It
+(training/train_ranker.py), so no row is read off a ranker that saw the question's site. It
 records the answerability features of the question (of each part, for a question of several),
 and, for a question of one part, the follower features of the sentences that may follow the
 lead and how many key facts (`must_contain`) each would add. Questions the generator refuses
@@ -19,10 +19,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
-import train_ranker
-from _answerdata import load, site_engine
-from _common import CACHE, question_context
-from _ranker_data import collect, dev_questions
+
+from bench._common import CACHE, question_context
+from training import train_ranker
+from training._answerdata import load, site_engine
+from training._ranker_data import collect, dev_questions
 
 SITES = train_ranker.SITES
 
@@ -80,9 +81,9 @@ def decide(
 ) -> Decision:
     """Run one question as serving does, up to the two decisions, and record their rows."""
     from sitecite.generate.answerable import answerable_row
-    from sitecite.generate.evidence import question_parts
     from sitecite.generate.extractive import part_names, unknown_names
     from sitecite.generate.follow import follower_rows
+    from sitecite.question import question_parts
 
     decision = Decision(site, origin, question, answerable, must_contain=must_contain)
     decision.groups = len(must_contain)

@@ -1,7 +1,7 @@
 """The owner's daily digest: new content gaps, posted as JSON to `serve.notify_url`.
 
 Once a UTC day, from `serve.notify_hour` on, the server groups what visitors asked since the
-last digest that the site could not answer (sitecite.eval.gaps) and, if there is any such
+last digest that the site could not answer (sitecite.owner.gaps) and, if there is any such
 gap, posts:
 
     {"type": "sitecite.digest", "site": "...", "index_id": "...", "since": "...",
@@ -26,9 +26,9 @@ from typing import Any
 
 import httpx
 
-from sitecite.asklog import QuestionLog
 from sitecite.config import check_base_url
-from sitecite.eval.gaps import gaps_report
+from sitecite.owner.asklog import QuestionLog
+from sitecite.owner.gaps import gaps_report
 from sitecite.pipeline import Engine
 from sitecite.types import PROFILE_SUFFIX
 

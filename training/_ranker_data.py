@@ -6,8 +6,8 @@ of the top 8 sections retrieved for it, with every feature of `generate/features
 whether the section gate admitted it (the ranker learns from all eight sections; the
 answerability model sees what serving sees, the admitted ones). A candidate is positive when:
 
-- answer data (bench/answerdata): it is one of the gold sentences the helper copied, found
-  among the indexed sentences (bench/_answerdata.py);
+- answer data (training/answerdata): it is one of the gold sentences the helper copied, found
+  among the indexed sentences (training/_answerdata.py);
 - the real sites' dev halves (bench/questions/*-dev.json): it is on an expected page and holds
   one of the question's key facts (`must_contain`);
 - SQuAD 2.0: it is a sentence of the question's own paragraph holding a gold answer span.
@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from _answerdata import Item, load, map_item, mapping_counts, site_engine
-from _common import CACHE, DATA, REPO, require
+
+from bench._common import CACHE, DATA, REPO, require
+from training._answerdata import Item, load, map_item, mapping_counts, site_engine
 
 K = 8
 QUESTIONS = REPO / "bench" / "questions"
@@ -175,8 +176,7 @@ def dev_questions() -> list[tuple[str, str, Any]]:
 
 
 def squad_groups(embedder: Any, settings: Any) -> list[Group]:
-    import eval_squad2 as squad
-
+    from bench import eval_squad2 as squad
     from sitecite.index.build import write_index
     from sitecite.index.store import load_index
     from sitecite.pipeline import Engine
@@ -208,7 +208,10 @@ def collect(reuse: bool) -> tuple[list[Group], dict[str, Any]]:
     version = hashlib.sha256(" ".join(FEATURES).encode()).hexdigest()[:12]
     saved = CACHE / "ranker" / f"groups-{version}.pickle"
     if reuse and saved.exists():
-        return pickle.loads(saved.read_bytes())  # type: ignore[no-any-return]
+        try:
+            return pickle.loads(saved.read_bytes())  # type: ignore[no-any-return]
+        except (ModuleNotFoundError, AttributeError):
+            pass  # written by an older layout of these modules: collect again
     settings = load_settings({}, config_file=None, environ={})
     embedder = get_embedder(settings.embedder, threads=2)
     engines = {site: site_engine(site, embedder, settings) for site in ("jarvis", "timlrx")}
