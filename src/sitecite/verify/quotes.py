@@ -36,7 +36,9 @@ _BEARING = frozenset(
 SMALL = STOPWORDS - NEGATORS - LICENSES_UNIVERSAL - MAJORITY - _BEARING
 NEARBY = 40  # words between two stretches that "..." may join
 LABEL = -1  # the sentence index of a source's title and heading
-_WORD = re.compile(r"[^\W_]+(?:[.,'’][^\W_]+)*")
+_WORD = re.compile(r"[^\W_]+(?:[.,'’][^\W_]+)*|&")
+_GROUPS = re.compile(r"(?<=\d),(?=\d{3})")
+_DIGIT = re.compile(r"\d")
 _ELLIPSIS = re.compile(r"\s*[\[(]?\s*(?:\.\s?\.\s?\.|…)\s*[\])]?\s*")
 
 
@@ -80,14 +82,16 @@ class Located:
 def norm(word: str) -> str:
     """A word as quotes are compared: lower case, curly apostrophes straight, digit groups
     joined ("1,240" -> "1240")."""
-    lower = word.lower().replace("’", "'")
-    return re.sub(r"(?<=\d),(?=\d{3})", "", lower)
+    lower = word.lower()
+    if "’" in lower:
+        lower = lower.replace("’", "'")
+    return _GROUPS.sub("", lower) if "," in lower else lower
 
 
 def words(text: str) -> list[tuple[str, int, int]]:
     """(normalised word, start, end) of every word of a text; "&" is "and"."""
     out = []
-    for match in re.finditer(rf"{_WORD.pattern}|&", text):
+    for match in _WORD.finditer(text):
         raw = match.group(0)
         out.append(("and" if raw == "&" else norm(raw), match.start(), match.end()))
     return out
@@ -170,11 +174,21 @@ def _stretches(piece: str, body: Sequence[Word]) -> list[tuple[int, int, tuple[s
     content = [i for i, w in enumerate(quoted) if w not in SMALL]
     if not content:
         return []
+    opening = quoted[content[0]]
+    found = _from(quoted, content, body, [i for i, w in enumerate(body) if w.norm == opening])
+    if not found:  # the first content word copied with a slip
+        slipped = [i for i, w in enumerate(body) if w.norm != opening and _same(opening, w.norm)]
+        found = _from(quoted, content, body, slipped)
+    return found
+
+
+def _from(
+    quoted: list[str], content: list[int], body: Sequence[Word], anchors: list[int]
+) -> list[tuple[int, int, tuple[str, ...]]]:
+    """The stretches starting at `anchors` (where the quote's first content word stands)."""
     first, last = content[0], content[-1]
     found = []
-    for anchor in range(len(body)):
-        if _same(quoted[first], body[anchor].norm) is None:
-            continue
+    for anchor in anchors:
         matched = _content_run(quoted, content, body, anchor)
         if matched is None:
             continue
@@ -215,12 +229,13 @@ def _content_run(
     return at, changed
 
 
+@lru_cache(maxsize=65536)
 def _same(copied: str, source: str) -> str | None:
     """ "" when a copied content word is the source's, the slip when it is close enough (its
-    stem, or one letter of a long word), None when it is another word."""
+    stem, or one letter of a long word), None when it is another word (never a figure)."""
     if copied == source:
         return ""
-    if any(c.isdigit() for c in copied + source):
+    if abs(len(copied) - len(source)) > 4 or _DIGIT.search(copied) or _DIGIT.search(source):
         return None
     if stem(copied) == stem(source):
         return "word form"
