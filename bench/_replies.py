@@ -1,6 +1,11 @@
 """Model-written replies with labelled sentences (the format of
 ../shared/data/verification/README.md): reading them, splitting them into dev and test halves by
-question, replaying each through the production reply path, and scoring what a visitor saw."""
+question, replaying each through the production reply path, and scoring what a visitor saw.
+
+A record holds the reply as the model returned it: `"answer"` and `"citations"` (the older,
+unquoted contract) or `"reply"` (the quoted one, docs/answer.md), with the same labels; a
+quoted record's sentence labels may add `"quote_slip"` (what a faithful writer changed in
+copying a quote), and its error kinds add i, a fabricated quote."""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from sitecite.embed import Embedder
+from sitecite.eval.questions import missing_groups
 from sitecite.generate.reply import ReplyContext, Shown, present
 from sitecite.index.build import site_words
 from sitecite.injection import quarantine_section
@@ -26,27 +32,49 @@ from sitecite.types import Section
 from sitecite.verify import Lexicon, Verifier, build_evidence
 
 QUESTIONS = Path(__file__).resolve().parent / "questions"  # question sets split into halves
-FIELDS = ("id", "kind", "question", "sources", "answer", "citations", "sentences")
-KINDS = "abcdefgh"
+SITES = Path(__file__).resolve().parents[2] / "shared" / "data" / "sites"  # and the shared ones
+EXAMPLE_QUESTIONS = Path(__file__).resolve().parents[1] / "examples" / "questions.json"
+FIELDS = ("id", "kind", "question", "sources", "sentences")
+KINDS = "abcdefghi"
 _MARKER = re.compile(r"\s*\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]")
 
 
 @dataclass(frozen=True)
 class Record:
-    """One labelled answer: its question, sources, the reply and each sentence's label."""
+    """One labelled answer: its question, sources, the reply and each sentence's label, and
+    the key facts a right answer to its question states (when its question set gives them)."""
 
     data: dict[str, Any]
     file: str
     split: str
+    keys: tuple[tuple[str, ...], ...] = ()
 
     @property
     def id(self) -> str:
         return str(self.data["id"])
 
     @property
+    def quoted(self) -> bool:
+        return "reply" in self.data
+
+    @property
     def raw(self) -> str:
         """The reply exactly as the model returned it."""
+        if self.quoted:
+            reply = self.data["reply"]
+            return reply if isinstance(reply, str) else json.dumps(reply)
         return json.dumps({"answer": self.data["answer"], "citations": self.data["citations"]})
+
+    @property
+    def written(self) -> str:
+        """The reply's text as the model wrote it."""
+        if not self.quoted:
+            return str(self.data["answer"])
+        return " ".join(str(s.get("text", "")) for s in self.data["sentences"])
+
+    @property
+    def question_id(self) -> str:
+        return str(self.data["id"]).rsplit("-", 1)[0]
 
 
 def split_of(question: str) -> str:
@@ -55,15 +83,52 @@ def split_of(question: str) -> str:
     return "dev" if int(digest[:8], 16) % 2 == 0 else "test"
 
 
-def question_halves(site: str) -> dict[str, str]:
-    """Question id -> half, from bench/questions/<site>-dev.json and -test.json when the site
-    has a question set split there (bench/replies/README.md); empty otherwise."""
-    halves = {}
+def question_sets(site: str) -> dict[str, Path]:
+    """The site's question set halves: bench/questions/<site>-dev.json and -test.json, or the
+    shared site's questions-dev.json and questions-test.json."""
+    found = {}
     for half in ("dev", "test"):
-        path = QUESTIONS / f"{site}-{half}.json"
-        if path.exists():
-            halves.update({str(q["id"]): half for q in json.loads(path.read_text())["questions"]})
+        for path in (QUESTIONS / f"{site}-{half}.json", SITES / site / f"questions-{half}.json"):
+            if site and path.exists():
+                found[half] = path
+                break
+    return found
+
+
+def question_halves(site: str) -> dict[str, str]:
+    """Question id -> half, from the site's question set when it is split (bench/replies/
+    README.md); empty otherwise."""
+    halves = {}
+    for half, path in question_sets(site).items():
+        halves.update({str(q["id"]): half for q in json.loads(path.read_text())["questions"]})
     return halves
+
+
+def key_facts(site: str) -> dict[str, list[list[str]]]:
+    """Question id -> its key facts (`must_contain` groups of alternatives), from the site's
+    question set and the shared site's answer-keys.json."""
+    keys: dict[str, list[list[str]]] = {}
+    for path in question_sets(site).values():
+        for question in json.loads(path.read_text())["questions"]:
+            groups = question.get("must_contain") or []
+            if groups:
+                keys[str(question["id"])] = [g if isinstance(g, list) else [g] for g in groups]
+    answers = SITES / site / "answer-keys.json"
+    if site and answers.exists():
+        for question_id, groups in json.loads(answers.read_text()).items():
+            keys.setdefault(str(question_id), [g if isinstance(g, list) else [g] for g in groups])
+    if site == "example":  # the example site's records are known by their question's words
+        for question in json.loads(EXAMPLE_QUESTIONS.read_text())["questions"]:
+            groups = question.get("must_contain") or []
+            if groups:
+                keys[_words(question["question"])] = [
+                    g if isinstance(g, list) else [g] for g in groups
+                ]
+    return keys
+
+
+def _words(question: str) -> str:
+    return " ".join(question.lower().split())
 
 
 def half_of(data: dict[str, Any], halves: dict[str, str]) -> str:
@@ -72,10 +137,23 @@ def half_of(data: dict[str, Any], halves: dict[str, str]) -> str:
     return halves.get(question_id) or split_of(str(data["question"]))
 
 
+def _shape(data: Any) -> list[str]:
+    """What a record lacks: the common fields, and a reply of one contract or the other."""
+    if not isinstance(data, dict):
+        return ["(a JSON object)"]
+    missing = [f for f in FIELDS if f not in data]
+    if "reply" not in data:
+        missing += [f for f in ("answer", "citations") if f not in data]
+        if len(missing) == 2 and missing == ["answer", "citations"]:
+            missing = ["reply (or answer and citations)"]
+    return missing
+
+
 def load(path: Path) -> list[Record]:
     """The records of one JSONL file; a bad line is an error naming the file, line and field."""
     records = []
     halves: dict[str, dict[str, str]] = {}
+    keys: dict[str, dict[str, list[list[str]]]] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
@@ -83,14 +161,23 @@ def load(path: Path) -> list[Record]:
             data = json.loads(line)
         except ValueError as exc:
             raise SystemExit(f"{path}:{number}: not JSON ({exc})") from exc
-        missing = [f for f in FIELDS if not isinstance(data, dict) or f not in data]
+        missing = _shape(data)
         if missing:
             raise SystemExit(f"{path}:{number}: missing field(s) {', '.join(missing)}")
         site = str(data.get("site", ""))
         if site not in halves:
             halves[site] = question_halves(site) if site else {}
-        records.append(Record(data, path.name, half_of(data, halves[site])))
+            keys[site] = key_facts(site)
+        groups = keys[site].get(str(data["id"]).rsplit("-", 1)[0]) or keys[site].get(
+            _words(str(data["question"])), []
+        )
+        record = Record(data, path.name, half_of(data, halves[site]), _groups(groups))
+        records.append(record)
     return records
+
+
+def _groups(groups: list[list[str]]) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(str(v) for v in g) for g in groups)
 
 
 def sections_of(record: Record) -> list[Section]:
@@ -200,6 +287,11 @@ class Score:
     replaced: int = 0
     declines: int = 0  # faithful replies that only say the sources do not cover the question
     declines_refused: int = 0
+    slipped: int = 0  # supported sentences whose quote the writer copied with a slip
+    slipped_dropped: int = 0
+    facts_held: int = 0  # faithful answers stating every key fact as written...
+    facts_kept: int = 0  # ...and still after verification
+    quoted: int = 0  # answers in the quoted contract
     drops: list[tuple[str, str, str]] = field(default_factory=list)
     misses: list[tuple[str, str, str]] = field(default_factory=list)
 
@@ -216,6 +308,9 @@ class Score:
             if sentence["supported"]:
                 self.supported += 1
                 self.faithful_supported += data["kind"] == "faithful"
+                slipped = bool(sentence.get("quote_slip"))
+                self.slipped += slipped
+                self.slipped_dropped += slipped and not reached
                 if not reached:
                     lost = True
                     self.dropped += 1
@@ -239,7 +334,12 @@ class Score:
             self.faithful_answers += 1
             self.degraded += lost or shown.refused
             self.refused_faithful += shown.refused
-        own = plain(str(data["answer"]))
+            keys = replayed.record.keys
+            if keys and not missing_groups(keys, replayed.record.written):
+                self.facts_held += 1
+                self.facts_kept += not shown.refused and not missing_groups(keys, shown.text)
+        self.quoted += replayed.record.quoted
+        own = plain(replayed.record.written)
         if data["kind"] == "faithful" and not shown.refused:
             self.replaced += any(p not in own for p in _shown_sentences(shown.text))
 
@@ -265,6 +365,12 @@ class Score:
             "faithful_answers_replaced_by_other_text": self.replaced,
             "faithful_declines": self.declines,
             "faithful_declines_refused": self.declines_refused,
+            "slipped_quotes": self.slipped,
+            "slipped_quotes_dropped": self.slipped_dropped,
+            "faithful_answers_holding_key_facts": self.facts_held,
+            "faithful_answers_keeping_key_facts": self.facts_kept,
+            "keep_rate": rate(self.facts_kept, self.facts_held),
+            "quoted_answers": self.quoted,
         }
 
 

@@ -1,15 +1,17 @@
 """Record the exact LLM prompts sitecite sends for a question set, for replies written elsewhere.
 
     python -m bench.record_prompts INDEX_DIR QUESTIONS.json [QUESTIONS.json ...] --site NAME \
-        --out prompts.jsonl
+        --out prompts.jsonl [--half dev|test]
 
-A local OpenAI-compatible server on 127.0.0.1 answers every request with NOT_ON_SITE and saves
-it; each question is answered through `answer` with `generator = "llm"`, so the saved prompt is
-exactly what a production model would receive. One line per question that reached a model:
-`{"id", "site", "category", "question", "sources": [{"n", "title", "heading", "text"}],
-"messages"}`. Questions refused before any model call (the gate, the question screen) have no
-line. This is how bench/replies/ was made: a model (or a person playing one) writes replies to
-these prompts, and bench/verify_replies.py replays them through verification.
+A local OpenAI-compatible server on 127.0.0.1 answers every request with the reply that says
+the sources do not cover the question, and saves it; each question is answered through
+`answer` with `generator = "llm"`, so the saved prompt is exactly what a production model would
+receive. One line per question that reached a model: `{"id", "site", "half", "category",
+"question", "sources": [{"n", "title", "heading", "text"}], "messages"}`, a source's `text`
+one sentence per line as the prompt gives it; `half` is `--half`, or `dev`/`test` from the
+question file's name. Questions refused before any model call (the gate, the question screen)
+have no line. This is how bench/replies/ was made: a model (or a person playing one) writes
+replies to these prompts, and bench/verify_replies.py replays them through verification.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from sitecite.config import load_settings
+from sitecite.generate.prompts import NOT_ON_SITE_REPLY
 from sitecite.pipeline import Engine, answer
 
 _SOURCE = re.compile(r'<source n="(\d+)" title="(.*?)" heading="(.*?)">\n(.*?)\n</source>', re.S)
@@ -31,7 +34,8 @@ _QUESTION = re.compile(r"<question>\n(.*?)\n</question>", re.S)
 
 
 class Recorder(ThreadingHTTPServer):
-    """Saves every chat-completions request body and replies NOT_ON_SITE."""
+    """Saves every chat-completions request body and replies that the sources do not cover
+    the question."""
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
@@ -53,7 +57,7 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
         with self.server.lock:
             self.server.requests.append(body)
-        reply = json.dumps({"answer": "NOT_ON_SITE", "citations": []})
+        reply = NOT_ON_SITE_REPLY
         payload = json.dumps(
             {
                 "object": "chat.completion",
@@ -93,6 +97,7 @@ def main() -> int:
     parser.add_argument("questions", nargs="+", type=Path)
     parser.add_argument("--site", required=True)
     parser.add_argument("--out", required=True, type=Path)
+    parser.add_argument("--half", choices=("dev", "test"), help="default: from the file name")
     args = parser.parse_args()
     recorder = Recorder()
     threading.Thread(target=recorder.serve_forever, daemon=True).start()
@@ -111,6 +116,7 @@ def main() -> int:
     written = 0
     with args.out.open("w", encoding="utf-8") as out:
         for path in args.questions:
+            half = args.half or next((h for h in ("dev", "test") if h in path.stem), "")
             for question in json.loads(path.read_text())["questions"]:
                 with recorder.lock:
                     recorder.requests.clear()
@@ -120,8 +126,10 @@ def main() -> int:
                 record = {
                     "id": question["id"],
                     "site": args.site,
+                    "half": half,
                     "category": question["category"],
                     **prompt_record(recorder.requests[0]),
+                    "question": question["question"],  # as asked (the prompt's is neutralised)
                 }
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")
                 written += 1

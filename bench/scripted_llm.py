@@ -62,6 +62,21 @@ def answer_json(answer: str, citations: list[int] | None = None) -> str:
     return json.dumps({"answer": answer, "citations": citations})
 
 
+def quoted_json(
+    sentences: list[tuple[str, list[tuple[int, str]]]], not_on_site: bool = False
+) -> str:
+    """The quoted reply the LLM generator asks for: each sentence with (source, quote) cites."""
+    return json.dumps(
+        {
+            "sentences": [
+                {"text": text, "cites": [{"source": n, "quote": q} for n, q in cites]}
+                for text, cites in sentences
+            ],
+            "not_on_site": not_on_site,
+        }
+    )
+
+
 def sources_of(body: dict[str, Any]) -> dict[int, str]:
     """The numbered source texts of the prompt the generator sent (for responders quoting them)."""
     user = _prompt(body)

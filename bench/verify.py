@@ -34,7 +34,7 @@ from bench.scripted_llm import CORRUPTIONS, ScriptedLLM, corrupt, faithful
 from sitecite.config import DEFAULT_EMBEDDER, load_settings
 from sitecite.embed import get_embedder
 from sitecite.generate import Context
-from sitecite.generate.prompts import parse_reply
+from sitecite.generate.parse import parse_reply
 from sitecite.index.build import build_index
 from sitecite.index.store import load_index
 from sitecite.pipeline import Engine, answer

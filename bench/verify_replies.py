@@ -1,29 +1,32 @@
 """Verification on real model output: model-written answers with labelled sentences, each
 replayed through exactly the production reply path and scored as the data's README says.
 
-Each record's `sources` become the sections of a context (one sentence per line), quarantined
-as the pipeline does; the reply goes through `sitecite.generate.reply.present` (parse, verify
-with the bundled model's word vectors, apply the policy), the function the LLM generator calls.
-No index is needed: the sources' vocabulary is embedded once, as `sitecite index` would
-(set-up, not timed); verification encodes each answer's claims and their candidate source
-sentences with the bundled model (timed).
+A record carries the reply as the model returned it: `"answer"` and `"citations"` (the older,
+unquoted contract) or `"reply"` (the quoted one, docs/answer.md), with the same `id`, `site`,
+`kind`, `question`, `sources` and sentence labels (`text`, `supported`, `meta`, `error`, `why`,
+and for a quoted reply `quote_slip`). Each record's `sources` become the sections of a context
+(one sentence per line), quarantined as the pipeline does; the reply goes through
+`sitecite.generate.reply.present` (parse, verify with the site's word vectors, apply the
+policy), the function the LLM generator calls. No index is needed: the sources' vocabulary is
+embedded once, as `sitecite index` would (set-up, not timed).
 
 Reported for the dev half, the test half and all: a site with a question set split in
-bench/questions (<site>-dev.json, <site>-test.json) uses its halves, any other splits by a hash
-of the question (both answers to one question share a half). Reported: supported sentences
-dropped, unsupported sentences caught
-(per error kind a..h), faithful answers degraded (lost sentences, refused, or replaced;
-a faithful reply that only says the site does not cover the question is counted apart, as
-refused or not), and
-latency p50/p95 (preparing the evidence, with the section cache a server keeps; verifying and
-deciding one reply).
+bench/questions (<site>-dev.json, <site>-test.json) or among the shared sites
+(questions-dev.json, questions-test.json) uses its halves, any other splits by a hash of the
+question (both answers to one question share a half). Reported: supported sentences dropped
+(and of them, those whose quote was copied with a slip), unsupported sentences caught (per
+error kind a..i), faithful answers degraded (lost sentences, refused, or replaced; a faithful
+reply that only says the site does not cover the question is counted apart, as refused or
+not), faithful answers that keep their key facts (the question set's `must_contain`, or the
+shared site's answer-keys.json) of those that state them as written, and latency p50/p95
+(preparing the evidence, with the section cache a server keeps; verifying and deciding one
+reply).
 
     python -m bench.verify_replies ../shared/data/verification/example-site.jsonl \\
-        [more.jsonl ...] [--out shown.jsonl] [--json] [--explain dev] [--tune]
+        [more.jsonl ...] [--out shown.jsonl] [--json] [--explain dev] [--quote-scope quotes]
 
 `--out` writes one line per answer: {"id", "shown", "refused"}. `--explain SPLIT` prints every
-dropped supported sentence and missed unsupported one of that split, with the reason. `--tune`
-searches the support thresholds on the dev half only and prints what each choice gives.
+dropped supported sentence and missed unsupported one of that split, with the reason.
 """
 
 from __future__ import annotations
@@ -41,19 +44,20 @@ from rich.progress import Progress
 from rich.table import Table
 
 from bench._common import console
-from bench._replies import Replayed, Score, lexicon_for, load, replay, subject_of
+from bench._replies import KINDS, Replayed, Score, lexicon_for, load, replay, subject_of
 from sitecite.config import DEFAULT_EMBEDDER
 from sitecite.embed import get_embedder
 from sitecite.generate.reply import POLICIES
 from sitecite.pipeline import REFUSAL
 from sitecite.tokens import words
 from sitecite.verify import Verifier
+from sitecite.verify.verifier import QUOTE_SCOPES
 
 SPLITS = ("dev", "test", "all")
 
 
 def run_file(
-    path: Path, verifier: Verifier, policy: str, subject: str | None, cold: bool = False
+    path: Path, verifier: Verifier, policy: str, subject: str | None
 ) -> tuple[list[Replayed], str]:
     """Every record of one file replayed through the production path."""
     records = load(path)
@@ -67,8 +71,6 @@ def run_file(
     with Progress(console=console(), transient=True) as bar:
         task = bar.add_task(f"replaying {path.name}", total=len(records))
         for record in records:
-            if cold:
-                verifier.encoder.forget()
             replayed.append(replay(record, lexicon, owner, verifier, policy))
             bar.advance(task)
     return replayed, name
@@ -107,7 +109,7 @@ def print_table(name: str, figures: dict[str, Any]) -> None:
     def row(label: str, cell: Any) -> None:
         table.add_row(label, *(cell(figures[s]) for s in SPLITS))
 
-    row("answers", lambda f: str(f["answers"]))
+    row("answers (quoted)", lambda f: f"{f['answers']} ({f['quoted_answers']})")
     row(
         "supported sentences dropped",
         lambda f: f"{f['supported_dropped']}/{f['supported_sentences']} ({f['drop_rate']:.1%})",
@@ -120,7 +122,7 @@ def print_table(name: str, figures: dict[str, Any]) -> None:
         "unsupported sentences caught",
         lambda f: f"{f['unsupported_caught']}/{f['unsupported_sentences']} ({f['catch_rate']:.1%})",
     )
-    for kind in "abcdefgh":
+    for kind in KINDS:
         row(f"  kind {kind}", lambda f, k=kind: "/".join(map(str, f["caught_by_kind"].get(k, []))))
     row(
         "faithful answers degraded (refused)",
@@ -130,6 +132,17 @@ def print_table(name: str, figures: dict[str, Any]) -> None:
         ),
     )
     row("  replaced by other text", lambda f: str(f["faithful_answers_replaced_by_other_text"]))
+    row(
+        "faithful answers keeping their key facts",
+        lambda f: (
+            f"{f['faithful_answers_keeping_key_facts']}/{f['faithful_answers_holding_key_facts']}"
+            f" ({f['keep_rate']:.1%})"
+        ),
+    )
+    row(
+        "supported sentences with a slipped quote dropped",
+        lambda f: f"{f['slipped_quotes_dropped']}/{f['slipped_quotes']}",
+    )
     row(
         "faithful declines refused",
         lambda f: f"{f['faithful_declines_refused']}/{f['faithful_declines']}",
@@ -164,7 +177,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--subject", help="the site owner's name (default: from a profile source)")
     parser.add_argument("--explain", choices=SPLITS, help="print drops and misses of a split")
     parser.add_argument(
-        "--cold", action="store_true", help="encode every answer's sources anew (no cache)"
+        "--quote-scope",
+        default="quotes",
+        choices=QUOTE_SCOPES,
+        help="what the support model reads a quoted sentence against: the sentences its quotes "
+        "stand in, or its cited sections whole",
     )
     args = parser.parse_args(argv)
     for path in args.files:
@@ -172,11 +189,11 @@ def main(argv: list[str] | None = None) -> int:
             sys.exit(f"{path}: no such file (the example set is ../shared/data/verification/)")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     started = time.perf_counter()
-    verifier = Verifier()
-    result: dict[str, Any] = {"policy": args.policy, "cold": args.cold, "files": {}}
+    verifier = Verifier(quote_scope=args.quote_scope)
+    result: dict[str, Any] = {"policy": args.policy, "quote_scope": args.quote_scope, "files": {}}
     everything: list[Replayed] = []
     for path in args.files:
-        replayed, subject = run_file(path, verifier, args.policy, args.subject, args.cold)
+        replayed, subject = run_file(path, verifier, args.policy, args.subject)
         everything += replayed
         figures = report(replayed)
         figures["subject"] = subject

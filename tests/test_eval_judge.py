@@ -53,6 +53,17 @@ def test_a_valid_verdict_in_one_call(server: ScriptedLLM) -> None:
     )
 
 
+def test_the_judge_reads_the_quotes_an_answer_gives(server: ScriptedLLM) -> None:
+    server.push(Reply(json.dumps(VALID)), Reply(json.dumps(VALID)))
+    judge = judge_for(server)
+    judge.grade("Where?", CONTEXT, "In Lisbon [1].", False, [(1, ["Noor lives in Lisbon"])])
+    user = server.requests[0]["messages"][-1]["content"]
+    quotes = user.split("ANSWER:\nIn Lisbon [1].", 1)[1]
+    assert quotes == '\n\nQUOTES THE ANSWER GIVES FOR ITS CITATIONS:\n[1] "Noor lives in Lisbon"'
+    judge.grade("Where?", CONTEXT, "In Lisbon [1].", False)
+    assert "QUOTES" not in server.requests[1]["messages"][-1]["content"]
+
+
 def test_invalid_json_then_valid_is_retried(server: ScriptedLLM) -> None:
     wrong_type = {**VALID, "faithful": "yes"}
     server.push(

@@ -20,7 +20,7 @@ from bench.scripted_llm import Reply, ScriptedLLM, answer_json, faithful_parts, 
 from sitecite.config import load_settings
 from sitecite.eval.judge import judge_messages
 from sitecite.generate import Context
-from sitecite.generate.prompts import SYSTEM_PROMPT
+from sitecite.generate.prompts import SYSTEM_PROMPT, system_prompt
 from sitecite.injection import instruction_in
 from sitecite.pipeline import Engine, admitted_context, answer
 from sitecite.screen import screen_question
@@ -307,9 +307,7 @@ def test_false_premises_and_smuggled_questions_are_not_answered(engine, question
 
 
 def test_a_model_that_recites_its_instructions_is_not_shown(engine):
-    rules = SYSTEM_PROMPT.format(
-        subject="Noor Haddad", subject_possessive="Noor Haddad's", not_on_site="NOT_ON_SITE"
-    )
+    rules = system_prompt("Noor Haddad")
     recital = " ".join(f"{line.strip()} [1]." for line in rules.splitlines() if len(line) > 30)
     with ScriptedLLM(Reply(answer_json(recital))) as server:
         result, _ = answer(llm_engine(engine, server), "What monitor and keyboard are on her desk?")

@@ -18,6 +18,7 @@ from bench.scripted_llm import (
     corrupt,
     faithful,
     parsed_sources,
+    quoted_json,
 )
 from sitecite.config import load_settings
 from sitecite.errors import ConfigError
@@ -73,12 +74,63 @@ def test_faithful_answer_is_verified_with_tokens_and_trace(engine, server):
     assert result.tokens == {"prompt": 321, "output": 45} == trace.tokens
     assert [a["status"] for a in trace.attempts] == [200]
     assert all(passed for name, (passed, _) in checks(trace).items() if name.startswith("verify_"))
-    assert "<sources>" in trace.prompt and "NOT_ON_SITE" in trace.prompt and trace.raw_output
+    assert "<sources>" in trace.prompt and '"not_on_site": true' in trace.prompt
+    assert trace.raw_output
     body = server.requests[0]
     assert body["response_format"] == {"type": "json_object"} and body["temperature"] == 0.0
     timings = trace.timings_ms
     assert timings["generate.llm"] > 0 and timings["generate.verify"] > 0
     assert timings["generate"] >= timings["generate.llm"] + timings["generate.verify"]
+
+
+def quoting_sentences(*needles: str):
+    """A responder that writes one quoted sentence per needle: the first source sentence
+    holding it, cited with its first words copied in lower case and without their commas (a
+    copying slip), and a fabricated quote for a needle no source holds."""
+
+    def respond(body):
+        sentences = []
+        for needle in needles:
+            found = [
+                (source.n, sentence)
+                for source in parsed_sources(body)
+                for sentence in source.sentences
+                if needle in sentence
+            ]
+            if not found:
+                sentences.append((f"She has {needle}.", [(1, f"she has {needle}")]))
+                continue
+            n, sentence = found[0]
+            words = sentence.rstrip(".").split()
+            start = max(0, next(i for i, w in enumerate(words) if needle in w) - 6)
+            quote = " ".join(words[start : start + 12]).lower().replace(",", "")
+            sentences.append((sentence, [(n, quote)]))
+        return Reply(quoted_json(sentences))
+
+    return respond
+
+
+def test_a_quoted_reply_hands_its_verified_quotes_to_the_answer(engine, server):
+    server.push(quoting_sentences("62", "75 product teams"))
+    result, trace = answer(llm_engine(engine, server), QUESTION)
+    assert not result.refused and "62" in result.answer and "75 product" not in result.answer
+    passed, detail = checks(trace)["reply_format"]
+    assert passed and detail.startswith("quoted: 2 sentence(s), 2 quote(s)")
+    passed, detail = checks(trace)["verify_quotes"]
+    assert not passed and "is in no source" in detail
+    (citation,) = result.citations
+    (quote,) = citation.quotes
+    context = {s.id: s for s in trace.context}[citation.id]
+    assert "62" in quote and quote in " ".join(context.sentences)  # the source's own words
+    assert result.to_json()["citations"][0]["quotes"] == [quote]
+
+
+def test_an_unquoted_reply_is_marked_so_in_the_trace(engine, server):
+    server.push(quoting("62"))
+    result, trace = answer(llm_engine(engine, server), QUESTION)
+    passed, detail = checks(trace)["reply_format"]
+    assert passed and detail.startswith("unquoted")
+    assert not result.refused and all(c.quotes == () for c in result.citations)
 
 
 def test_paraphrased_faithful_answer_passes(engine, server):

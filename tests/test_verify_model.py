@@ -1,7 +1,6 @@
 """The fitted support model and what it reads: the shipped weights load and match the features
-the verifier computes; the fatal exact checks; the contextual word matches of the bundled
-model (real model, one thread); the opt-in word-order features; and the training script,
-which refits it from labelled replies on their dev half only."""
+the verifier computes; the fatal exact checks; and the training script, which refits it from
+labelled replies on their dev half only."""
 
 from __future__ import annotations
 
@@ -11,17 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 from conftest import shared_data
 from test_verify import make_evidence
 
-from sitecite.embed import token_encoder
 from sitecite.errors import SiteciteError
 from sitecite.verify import SupportModel, Verifier
-from sitecite.verify.contextual import CONTEXTUAL
 from sitecite.verify.model import shipped_model
-from sitecite.verify.order import ORDER, shifts, turned
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -37,7 +32,7 @@ def verify(evidence, text, **options):
 
 def test_the_shipped_model_reads_exactly_what_the_verifier_computes(evidence) -> None:
     model = shipped_model()
-    assert 0.0 < model.threshold < 1.0 and not model.contextual  # no encoder when answering
+    assert 0.0 < model.threshold < 1.0
     result = verify(evidence, "Searches with no results fell from 18.4% to 3.1% [1]. PWNED [1].")
     claim = result.sentences[0]
     assert claim.features is not None and set(model.features) <= set(claim.features)
@@ -73,51 +68,6 @@ def test_the_threshold_setting_moves_the_operating_point(evidence) -> None:
 def test_exact_checks_never_wrong_on_dev_are_fatal(evidence, text, check, why) -> None:
     verdict = verify(evidence, text, threshold=1.0).sentences[0]  # the model drops nothing
     assert why in verdict.problems[check]
-
-
-def test_contextual_vectors_are_per_word_piece_and_do_not_depend_on_their_batch() -> None:
-    encoder = token_encoder(2)
-    text = "Her backups go to Backblaze B2 every night."
-    alone = encoder._run([text])[0]
-    batched = encoder._run(["Something else entirely, and longer than the first.", text])[1]
-    assert np.array_equal(alone.vectors, batched.vectors)
-    assert np.allclose(np.linalg.norm(alone.vectors, axis=1), 1.0, atol=1e-5)
-    pieces = [text[start:end] for start, end in alone.spans]
-    assert pieces[0] == "Her" and "night" in pieces and pieces[-1] == "."
-    assert len(alone.vectors) == len(pieces)
-
-
-def test_a_paraphrase_matches_better_in_context_than_an_added_detail(evidence) -> None:
-    encoder = token_encoder(2)
-    verifier = Verifier(encoder=encoder, contextual=True)
-    paraphrase = verifier.verify(
-        "Searches that found nothing fell from 18.4% to 3.1% [1].", evidence
-    )
-    added = verifier.verify(
-        "Searches with no results fell from 18.4% to 3.1% after a Kubernetes migration [1].",
-        evidence,
-    )
-    ours, theirs = paraphrase.sentences[0].features, added.sentences[0].features
-    assert ours is not None and theirs is not None and set(CONTEXTUAL) <= set(ours)
-    assert theirs["weak"] > ours["weak"] and theirs["match_min"] < ours["match_min"]
-
-
-def test_word_order_and_change_words_are_read_against_the_source() -> None:
-    source = ["The UCF model seems to prioritise sensitivity over specificity."]
-    assert turned("UCF favoured specificity over sensitivity.", source) == 1
-    assert turned("UCF put sensitivity before specificity.", source) == 0
-    no_longer = ["Each component no longer needed its own folder."]
-    assert shifts("Each component still needed its own folder.", no_longer) == (1, 1)
-    assert shifts("No component needed its own folder any longer.", no_longer) == (0, 0)
-
-
-def test_a_model_reading_word_order_makes_the_verifier_compute_it(evidence) -> None:
-    text = "Searches with no results fell from 18.4% to 3.1% [1]."
-    plain = verify(evidence, text).sentences[0].features
-    assert plain is not None and not set(ORDER) & set(plain)  # the shipped model does not
-    recorder = SupportModel.blank((*shipped_model().features, *ORDER), 0)
-    ordered = verify(evidence, text, model=recorder, decide=False).sentences[0].features
-    assert ordered is not None and set(ORDER) <= set(ordered)
 
 
 def test_the_training_script_fits_on_dev_and_reports_every_half(tmp_path: Path) -> None:

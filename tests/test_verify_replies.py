@@ -24,7 +24,7 @@ from bench.scripted_llm import Reply, ScriptedLLM, answer_json
 from sitecite.config import load_settings
 from sitecite.eval import RunStore, load_question_set
 from sitecite.eval.runner import Runner
-from sitecite.generate.prompts import ModelReply, parse_reply
+from sitecite.generate.parse import ModelReply, parse_reply
 from sitecite.generate.reply import ReplyContext, present
 from sitecite.pipeline import Engine
 from sitecite.serve.openapi import AnswerModel
@@ -41,15 +41,33 @@ JSON = st.recursive(
     lambda inner: (
         st.lists(inner, max_size=4)
         | st.dictionaries(
-            st.sampled_from(["answer", "Answer", "citations", "x"]) | st.text(max_size=8),
+            st.sampled_from(
+                ["answer", "Answer", "citations", "sentences", "cites", "source", "quote", "x"]
+            )
+            | st.text(max_size=8),
             inner,
             max_size=4,
         )
     ),
     max_leaves=12,
 )
-# Replies shaped like the one asked for, with any value in either field.
-REPLY_OBJECTS = st.fixed_dictionaries({"answer": JSON, "citations": JSON})
+# Replies shaped like the ones asked for (quoted, and the older unquoted), any value in a field.
+CITES = st.lists(
+    st.fixed_dictionaries({"source": JSON, "quote": JSON})
+    | st.fixed_dictionaries({"source": st.integers(-1, 4), "quote": st.text(max_size=30)}),
+    max_size=3,
+)
+QUOTED_OBJECTS = st.fixed_dictionaries(
+    {
+        "sentences": st.lists(
+            st.fixed_dictionaries({"text": JSON | st.text(max_size=40), "cites": CITES | JSON}),
+            max_size=3,
+        )
+        | JSON,
+        "not_on_site": JSON,
+    }
+)
+REPLY_OBJECTS = st.fixed_dictionaries({"answer": JSON, "citations": JSON}) | QUOTED_OBJECTS
 TEXT = st.text(max_size=200) | st.sampled_from(
     [
         '```json\n{"answer": "Lumen has 62 components [1].", "citations": [1],}\n```',
@@ -213,3 +231,65 @@ def test_the_benchmark_writes_what_a_visitor_sees(tmp_path: Path) -> None:
     assert set(figures) >= {"dev", "test", "all"}
     assert figures["all"]["answers"] == len(records)
     assert figures["all"]["verify_ms"]["p95"] > 0
+
+
+def quoted_records(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """A faithful quoted reply to a recorded prompt (its first source's first sentence, quoted
+    whole with a slip: lower case) and a sloppy one whose only sentence quotes words in no
+    source."""
+    source = record["sources"][0]
+    first = source["text"].splitlines()[0]
+    quote = " ".join(first.rstrip(".").split()[:25]).lower()
+    faithful = {"text": first, "cites": [{"source": source["n"], "quote": quote}]}
+    invented = {
+        "text": "She won the Turing Award in 1999.",
+        "cites": [{"source": source["n"], "quote": "won the Turing Award in 1999"}],
+    }
+    common = {k: record[k] for k in ("site", "question", "sources")}
+    base = record["id"].rsplit("-", 1)[0]
+    return [
+        {
+            **common,
+            "id": f"{base}-faithful",
+            "kind": "faithful",
+            "reply": {"sentences": [faithful], "not_on_site": False},
+            "sentences": [{"text": first, "supported": True, "meta": False, "quote_slip": "case"}],
+        },
+        {
+            **common,
+            "id": f"{base}-sloppy",
+            "kind": "sloppy",
+            "reply": {"sentences": [invented], "not_on_site": False},
+            "sentences": [
+                {"text": invented["text"], "supported": False, "error": "i", "why": "invented"}
+            ],
+        },
+    ]
+
+
+def test_the_benchmark_reads_quoted_replies_beside_unquoted_ones(tmp_path: Path) -> None:
+    data = shared_data("verification", "example-site.jsonl")
+    first = json.loads(data.read_text(encoding="utf-8").splitlines()[0])
+    quoted = tmp_path / "quoted.jsonl"
+    quoted.write_text("".join(json.dumps(r) + "\n" for r in quoted_records(first)))
+    unquoted = tmp_path / "unquoted.jsonl"
+    unquoted.write_text(json.dumps(first) + "\n")
+    out = tmp_path / "shown.jsonl"
+    run = subprocess.run(
+        [sys.executable, "-m", "bench.verify_replies", str(quoted), str(unquoted)]
+        + ["--out", str(out), "--json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    shown = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [s["id"] for s in shown] == [r["id"] for r in quoted_records(first)] + [first["id"]]
+    summary = json.loads(run.stdout.strip().splitlines()[-1])
+    figures = summary["files"]["quoted.jsonl"]["all"]
+    assert figures["quoted_answers"] == 2 and figures["caught_by_kind"] == {"i": [1, 1]}
+    assert figures["supported_dropped"] == 0 and figures["slipped_quotes"] == 1
+    assert not shown[0]["refused"] and "[1]" in shown[0]["shown"]
+    assert summary["files"]["unquoted.jsonl"]["all"]["quoted_answers"] == 0

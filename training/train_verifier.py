@@ -11,11 +11,11 @@ of unsupported sentences caught minus the share of supported ones dropped (or, w
 `--max-drop`, the most caught with at most that share dropped). The test
 halves are scored once, with the model refitted on all dev sentences.
 
-    python -m training.train_verifier [FILES...] [--contextual LAYERS] [--order] [--max-drop F]
-        [--write]
+    python -m training.train_verifier [FILES...] [--max-drop F] [--quote-scope quotes] [--write]
 
 Without FILES: the example site's set and the five sets of bench/replies (the hand-written
-example answers are dev only). `--write` stores the model in the package.
+example answers are dev only). Files of quoted replies are read too (bench/_replies.py).
+`--write` stores the model in the package.
 """
 
 from __future__ import annotations
@@ -35,14 +35,11 @@ from bench._common import DATA, REPO, console
 from bench._replies import Record, lexicon_for, load, plain, replay, subject_of
 from sitecite.config import DEFAULT_EMBEDDER
 from sitecite.embed import get_embedder
-from sitecite.embed.bundled import bundled_minilm_path
-from sitecite.embed.contextual import TokenEncoder
 from sitecite.tokens import words
 from sitecite.verify import SupportModel, Verifier
-from sitecite.verify.contextual import CONTEXTUAL
 from sitecite.verify.features import LEXICAL, RELATIVE
 from sitecite.verify.model import MODEL_FILE
-from sitecite.verify.order import ORDER
+from sitecite.verify.verifier import QUOTE_SCOPES
 
 REPLIES = REPO / "bench" / "replies"
 DEFAULT_FILES = [
@@ -209,21 +206,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("files", nargs="*", type=Path, default=DEFAULT_FILES)
     parser.add_argument(
-        "--contextual",
-        type=int,
-        metavar="LAYERS",
-        help="also read contextual word matches, from this many of the model's layers",
-    )
-    parser.add_argument(
-        "--order",
-        action="store_true",
-        help="also read word order and change-of-state words (sitecite.verify.order)",
-    )
-    parser.add_argument(
         "--max-drop",
         type=float,
         help="choose the threshold catching most with at most this share of supported claims "
         "dropped (default: the most caught minus dropped)",
+    )
+    parser.add_argument(
+        "--quote-scope",
+        default="quotes",
+        choices=QUOTE_SCOPES,
+        help="what a quoted sentence is read against (bench/verify_replies.py --quote-scope)",
     )
     parser.add_argument("--write", action="store_true", help=f"store the model as {MODEL_FILE}")
     parser.add_argument("--dump", type=Path, help="write the measured rows (.npz) for analysis")
@@ -233,11 +225,9 @@ def main(argv: list[str] | None = None) -> int:
     for path in args.files:
         if not path.exists():
             sys.exit(f"{path}: no such file")
-    layers = args.contextual or 0
-    names = feature_names(layers > 0, args.order)
-    encoder = TokenEncoder(bundled_minilm_path(), layers) if layers else None
-    recorder = SupportModel.blank(names, layers)
-    verifier = Verifier(model=recorder, encoder=encoder, decide=False)
+    names = feature_names()
+    recorder = SupportModel.blank(names)
+    verifier = Verifier(model=recorder, decide=False, quote_scope=args.quote_scope)
     rows = [row for path in args.files for row in rows_of(path, verifier)]
     if args.dump:
         _dump(args.dump, rows, names)
@@ -246,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     c = max(scores, key=lambda k: scores[k][1]["catch_rate"] - scores[k][1]["drop_rate"])
     threshold, cross_validated = scores[c]
     x, y = matrix(dev, names)
-    model = _model(fit(x, y, c), names, threshold, layers, c, len(y), int(y.sum()))
+    model = _model(fit(x, y, c), names, threshold, c, len(y), int(y.sum()))
     report = {"C": c, "threshold": threshold, "dev_cross_validated": cross_validated}
     for name, chosen in _reported(rows).items():
         xs, _ = matrix(chosen, names)
@@ -262,11 +252,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def feature_names(contextual: bool, order: bool = False) -> tuple[str, ...]:
-    """What the model reads: the lexical features, the contextual and word-order ones when
-    asked for, each relative one whose feature is read, and the answer's number of claims."""
-    names = LEXICAL + (CONTEXTUAL if contextual else ()) + (ORDER if order else ())
-    return (*names, *(f"relative_{n}" for n in RELATIVE if n in names), "claims")
+def feature_names() -> tuple[str, ...]:
+    """What the model reads: the lexical features, each relative one, and the answer's number
+    of claims."""
+    return (*LEXICAL, *(f"relative_{n}" for n in RELATIVE), "claims")
 
 
 def _reported(rows: list[Row]) -> dict[str, list[Row]]:
@@ -284,7 +273,6 @@ def _model(
     final: Any,
     names: tuple[str, ...],
     threshold: float,
-    layers: int,
     c: float,
     n: int,
     positives: int,
@@ -297,7 +285,6 @@ def _model(
         logistic.coef_[0],
         float(logistic.intercept_[0]),
         threshold,
-        layers,
         {
             "fitted_on": f"{n} dev claim sentences ({positives} unsupported)",
             "C": c,

@@ -75,6 +75,7 @@ SUPERLATIVES = frozenset(
     weakest longest shortest cheapest heaviest lightest hardest easiest""".split()
 )
 HEAD = 2  # content words after a quantity word that say what it quantifies
+REASON = "gives a reason its source does not give"
 _CAUSAL_CLAIM = re.compile(
     r"\b(because|reasons?|so\s+that|in\s+order\s+to|due\s+to|motivated|wanted\s+to|hoped\s+to|"
     r"believes?|believed|to\s+justify|considered\s+\w+\s+too)\b",
@@ -277,11 +278,7 @@ def conflict(claim: Stance, sources: Sequence[Stance], sources_text: str) -> str
     return (
         _polarity(claim, sources)
         or _quantity(claim, sources)
-        or (
-            "gives a reason its source does not give"
-            if claim.causal and not _CAUSAL_SOURCE.search(sources_text)
-            else ""
-        )
+        or (REASON if claim.causal and not _CAUSAL_SOURCE.search(sources_text) else "")
     )
 
 

@@ -11,31 +11,19 @@ from pathlib import Path
 from sitecite.config import Settings
 from sitecite.embed.base import Embedder, normalise
 from sitecite.embed.bundled import MINILM_ID, bundled_minilm_path, is_bundled
-from sitecite.embed.contextual import TokenEncoder
 from sitecite.embed.hashing import HashEmbedder
 from sitecite.errors import EmbedError
 
 __all__ = [
     "Embedder",
     "HashEmbedder",
-    "TokenEncoder",
     "embedder_for",
     "get_embedder",
     "normalise",
-    "token_encoder",
 ]
 
 _cache: dict[tuple[str, str, int, str, int], Embedder] = {}
-_encoders: dict[tuple[int, int], TokenEncoder] = {}
 _lock = threading.Lock()
-
-
-def token_encoder(layers: int, threads: int = 1) -> TokenEncoder:
-    """The bundled model's contextual word-piece vectors (verification), loaded once."""
-    with _lock:
-        if (layers, threads) not in _encoders:
-            _encoders[(layers, threads)] = TokenEncoder(bundled_minilm_path(), layers, threads)
-        return _encoders[(layers, threads)]
 
 
 def get_embedder(

@@ -146,10 +146,9 @@ class _Graph:
         return self.op("LayerNormalization", x, scale, bias, axis=-1, epsilon=eps)
 
 
-def build_model(model_dir: Path, config: BertConfig, token_layers: int | None = None) -> Any:
+def build_model(model_dir: Path, config: BertConfig) -> Any:
     """The ONNX model: input_ids and attention_mask (int64, batch x tokens) -> embedding, the
-    pooled sentence vector; or, with `token_layers`, -> tokens (batch x tokens x hidden), each
-    word piece's state after that many layers, before pooling (what verification compares)."""
+    pooled sentence vector."""
     import onnx
 
     weights = safetensors_layout(model_dir / WEIGHTS)
@@ -166,26 +165,23 @@ def build_model(model_dir: Path, config: BertConfig, token_layers: int | None = 
     split_heads = g.op(
         "Concat", batch_tokens, g.const([config.heads, head_dim], integer=True), axis=0
     )
-    for layer in range(config.layers if token_layers is None else token_layers):
+    for layer in range(config.layers):
         x = _encoder_layer(g, x, f"encoder.layer.{layer}", split_heads, attention_bias, config)
 
     sequence = g.op(
         "Reshape", x, g.op("Concat", batch_tokens, g.const([config.hidden], integer=True), axis=0)
     )
-    if token_layers is None:
-        pooled = _pool(g, sequence, mask, config.pooling)
-        if config.normalize:
-            norm = g.op("ReduceL2", pooled, axes=[1], keepdims=1)  # an attribute until opset 18
-            g.op("Div", pooled, g.op("Max", norm, g.const([1e-12])))
-    output = "embedding" if token_layers is None else "tokens"
+    pooled = _pool(g, sequence, mask, config.pooling)
+    if config.normalize:
+        norm = g.op("ReduceL2", pooled, axes=[1], keepdims=1)  # an attribute until opset 18
+        g.op("Div", pooled, g.op("Max", norm, g.const([1e-12])))
+    output = "embedding"
     g.nodes[-1].output[0] = output
     inputs = [
         onnx.helper.make_tensor_value_info(name, onnx.TensorProto.INT64, ["batch", "tokens"])
         for name in ("input_ids", "attention_mask")
     ]
     shape: list[str | int] = ["batch", config.hidden]
-    if token_layers is not None:
-        shape.insert(1, "tokens")
     output_info = onnx.helper.make_tensor_value_info(output, onnx.TensorProto.FLOAT, shape)
     graph = onnx.helper.make_graph(
         g.nodes, "sentence_encoder", inputs, [output_info], list(g.initializers.values())

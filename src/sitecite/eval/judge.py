@@ -1,6 +1,7 @@
 """The LLM judge: reads the question, exactly the sources the generator's model saw (the
-Trace's context, rendered by the same function as the prompt: same text, same numbering) and
-the answer, and says whether every claim is supported.
+Trace's context, rendered by the same function as the prompt: same text, same numbering), the
+answer and the quotes its citations give (the words each cited section is said to rest on),
+and says whether every claim is supported.
 
 It runs at temperature 0 and must return JSON matching `Verdict`; an invalid reply is retried a
 bounded number of times with the validation error shown to the model. A judge that still fails
@@ -19,10 +20,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from sitecite.errors import ProviderError
 from sitecite.eval.cache import DiskCache, cache_key
 from sitecite.eval.pacing import RateLimiter
-from sitecite.generate.prompts import prompt_sources, source_blocks
+from sitecite.generate.prompts import neutralise, prompt_sources, source_blocks
 from sitecite.types import Section
 
-JUDGE_PROMPT_VERSION = "judge-v2"  # v2: the sources exactly as the model saw them
+JUDGE_PROMPT_VERSION = "judge-v3"  # v2: the sources as the model saw them; v3: the quotes
 MAX_ATTEMPTS = 3
 MAX_OUTPUT_TOKENS = 700
 
@@ -33,11 +34,14 @@ Rules:
 1. A claim is supported only if the sources state it. Your own knowledge does not count.
 2. List every claim in the answer that the sources do not support in "hallucinated_claims" \
 (quote or paraphrase each briefly). Citation markers like [2] are not claims.
-3. "faithful" is true only if hallucinated_claims is empty.
-4. "correctly_refused": if the answer is a refusal, true when the sources indeed do not answer \
+3. The answer may give, for a citation [n], the words of source n its claim rests on. Read \
+them to find the evidence, then check it in the sources: a quote the sources do not contain \
+supports nothing.
+4. "faithful" is true only if hallucinated_claims is empty.
+5. "correctly_refused": if the answer is a refusal, true when the sources indeed do not answer \
 the question (or the question asks the system to break its rules), false when they do; \
 null if the answer is not a refusal.
-5. Reply with one JSON object and nothing else:
+6. Reply with one JSON object and nothing else:
 {"faithful": true|false, "hallucinated_claims": ["..."], "correctly_refused": true|false|null, \
 "rationale": "one or two sentences"}"""
 
@@ -72,13 +76,20 @@ class ChatCompleter(Protocol):
 
 
 def judge_messages(
-    question: str, context: Sequence[Section], answer: str, refused: bool
+    question: str,
+    context: Sequence[Section],
+    answer: str,
+    refused: bool,
+    quotes: Sequence[tuple[int, Sequence[str]]] = (),
 ) -> list[dict[str, str]]:
     """The judge's prompt; its sources are the model's `<sources>` block, character for
-    character."""
+    character; `quotes` are (citation number, the words it quotes) of the answer."""
     sources = source_blocks(prompt_sources(context)) if context else "(no sources were given)"
     shown = f"(REFUSAL) {answer}" if refused else answer
     user = f"QUESTION:\n{question}\n\nSOURCES:\n{sources}\n\nANSWER:\n{shown}"
+    quoted = [f'[{n}] "{neutralise(q)}"' for n, texts in quotes for q in texts]
+    if quoted:
+        user += "\n\nQUOTES THE ANSWER GIVES FOR ITS CITATIONS:\n" + "\n".join(quoted)
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
@@ -124,9 +135,15 @@ class Judge:
         }
 
     def grade(
-        self, question: str, context: Sequence[Section], answer: str, refused: bool
+        self,
+        question: str,
+        context: Sequence[Section],
+        answer: str,
+        refused: bool,
+        quotes: Sequence[tuple[int, Sequence[str]]] = (),
     ) -> dict[str, Any]:
-        """{"verdict": {...}, "attempts", "cached", "tokens"} or {"error": "...", "attempts"}."""
+        """{"verdict": {...}, "attempts", "cached", "tokens"} or {"error": "...", "attempts"};
+        `quotes` are (citation number, the words it quotes) of the answer."""
         key = cache_key(
             self.model,
             JUDGE_PROMPT_VERSION,
@@ -134,6 +151,7 @@ class Judge:
             [(s.id, s.text) for s in context],
             answer,
             refused,
+            [(n, list(texts)) for n, texts in quotes],
         )
         if self.cache is not None:
             cached = self.cache.get_json("judge", key)
@@ -144,7 +162,7 @@ class Judge:
                     "cached": True,
                     "tokens": {"prompt": 0, "output": 0},
                 }
-        messages = judge_messages(question, context, answer, refused)
+        messages = judge_messages(question, context, answer, refused, quotes)
         tokens = {"prompt": 0, "output": 0}
         problem = ""
         for attempt in range(1, self.max_attempts + 1):

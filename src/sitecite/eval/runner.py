@@ -119,8 +119,9 @@ class Runner:
             return error_result(question, f"{type(exc).__name__}: {exc}", repeat)
         verdict = None
         if self.judge is not None:
+            quotes = [(c.n, c.quotes) for c in result.citations if c.quotes]
             verdict = self.judge.grade(
-                question.question, trace.context, result.answer, result.refused
+                question.question, trace.context, result.answer, result.refused, quotes
             )
         return grade(question, result, trace, verdict, repeat)
 

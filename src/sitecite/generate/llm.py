@@ -23,13 +23,8 @@ from sitecite.embed import Embedder
 from sitecite.errors import ConfigError, ProviderError
 from sitecite.generate.base import Context, Generator
 from sitecite.generate.client import ChatClient, ChatError, ChatResult
-from sitecite.generate.prompts import (
-    REPAIR_MESSAGE,
-    build_messages,
-    parse_reply,
-    prompt_sources,
-    render,
-)
+from sitecite.generate.parse import parse_reply
+from sitecite.generate.prompts import REPAIR_MESSAGE, build_messages, prompt_sources, render
 from sitecite.generate.providers import PROVIDERS, parse_fallback, resolve_endpoint
 from sitecite.generate.reply import POLICIES, ReplyContext, Shown, pointing, present
 from sitecite.index.store import Index
@@ -275,7 +270,11 @@ class LLMGenerator(Generator):
                 f"checked, {len(verification.claims)} kept",
             )
         )
-        shown = Shown(verification.text, verification.cited, False, "", (), verification)
+        carried = dict(zip(draft.cited, draft.quotes, strict=False))  # the extractive quotes
+        quotes = tuple(carried.get(p, ()) for p in verification.cited)
+        shown = Shown(
+            verification.text, verification.cited, False, "", (), verification, False, quotes
+        )
         return self._draft(run, prompt, shown, name)
 
     def _draft(self, run: Run, prompt: str, shown: Shown, generator: str) -> Draft:
@@ -291,6 +290,7 @@ class LLMGenerator(Generator):
             attempts=tuple(run.attempts),
             tokens=run.tokens,
             timings=dict(run.timings),
+            quotes=shown.quotes,
         )
 
 
@@ -331,8 +331,6 @@ def make_llm_generator(
             )
         )
     verifier = Verifier(llm.support_threshold)
-    if verifier.contextual:
-        verifier.encoder  # noqa: B018 - loaded now, not on the first question
     return LLMGenerator(links, extractive, verifier, llm.verify_policy)
 
 

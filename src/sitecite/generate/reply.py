@@ -3,6 +3,10 @@ verification benchmark (bench/verify_replies.py) both call, so the benchmark rep
 
     raw text -> parse_reply -> verify every sentence -> policy -> Shown
 
+A quoted reply is verified sentence by sentence against its quotes (Verifier.verify_quoted),
+the older unquoted one against whole sections (Verifier.verify); the Trace's `reply_format`
+check says which it was and what of it could not be read.
+
 The policy (`llm.verify_policy`): `drop` shows the verified sentences when some claim is left
 (and it has the kind of answer asked for); `refuse` refuses whenever a sentence fails;
 `fallback` hands over to the extractive answer. A draft that only says what the site does not
@@ -15,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sitecite.generate.prompts import parse_reply
+from sitecite.generate.parse import ModelReply, parse_reply
 from sitecite.types import Check, Section
 from sitecite.verify import Evidence, Verification, Verifier
 
@@ -46,6 +50,7 @@ class Shown:
     checks: tuple[Check, ...] = ()
     verification: Verification | None = None
     fallback: bool = False  # the policy hands over to the extractive answer
+    quotes: tuple[tuple[str, ...], ...] = ()  # per entry of `cited`, the source words quoted
 
 
 def present(raw: object, context: ReplyContext, verifier: Verifier, policy: str = "drop") -> Shown:
@@ -53,10 +58,15 @@ def present(raw: object, context: ReplyContext, verifier: Verifier, policy: str 
     reply = parse_reply(raw)
     if reply is None:
         return Shown("", (), True, "malformed", (Check("llm", False, "no answer in the reply"),))
+    read = reply_format(reply)
     if reply.not_on_site:
-        return Shown("", (), True, "not_on_site", (Check("llm", True, "replied NOT_ON_SITE"),))
-    verification = verifier.verify(reply.answer, context.evidence, reply.citations)
-    checks = tuple(verification.checks)
+        declined = (read, Check("llm", True, "replied NOT_ON_SITE"))
+        return Shown("", (), True, "not_on_site", declined)
+    if reply.sentences is not None:
+        verification = verifier.verify_quoted(reply.sentences, context.evidence)
+    else:
+        verification = verifier.verify(reply.answer, context.evidence, reply.citations)
+    checks = (read, *verification.checks)
     failed = sum(not s.ok for s in verification.sentences)
     total = len(verification.sentences)
     if not total:
@@ -87,7 +97,13 @@ def _dropped(
             else _policy(False, f"drop: removed {failed} of {total} sentence(s); the rest answers")
         )
         return Shown(
-            verification.text, verification.cited, False, "", (*checks, note), verification
+            verification.text,
+            verification.cited,
+            False,
+            "",
+            (*checks, note),
+            verification,
+            quotes=verification.quotes,
         )
     if not claims and verification.text:  # only what the sources do not say: a refusal
         note = _policy(not failed, "the answer says what the sources do not cover")
@@ -98,6 +114,7 @@ def _dropped(
             "not_on_site",
             (*checks, note),
             verification,
+            quotes=verification.quotes,
         )
     note = _policy(
         False, "drop: nothing verified is left; refused, pointing at the closest sections"
@@ -135,6 +152,18 @@ def pointing(
 def _cited_by_draft(verification: Verification) -> list[int]:
     """The context positions the draft cited, first use first."""
     return list(dict.fromkeys(p for s in verification.sentences for p in s.cited))
+
+
+def reply_format(reply: ModelReply) -> Check:
+    """Which contract the reply followed, and what of it could not be read as asked."""
+    if reply.sentences is None:
+        detail = 'unquoted: the older {"answer", "citations"} reply, read against whole sections'
+    else:
+        quotes = sum(bool(c.quote) for s in reply.sentences for c in s.cites)
+        detail = f"quoted: {len(reply.sentences)} sentence(s), {quotes} quote(s)"
+    if reply.unread:
+        detail += "; could not read as asked: " + "; ".join(reply.unread)
+    return Check("reply_format", not reply.unread, detail)
 
 
 def _policy(passed: bool, detail: str) -> Check:

@@ -15,7 +15,7 @@ titles) use, else the cosine of its closest word there, from the site's vocabula
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,12 +57,19 @@ class Alignment:
         return frozenset().union(*(r.lower for r in [*self.sentences, *self.labels]))
 
 
-def align(claim: Reading, cited: Sequence[int], evidence: Evidence) -> Alignment:
-    """The cited sentences `claim` rests on (see the module docstring)."""
+def align(
+    claim: Reading,
+    cited: Sequence[int],
+    evidence: Evidence,
+    places: Collection[tuple[int, int]] | None = None,
+) -> Alignment:
+    """The cited sentences `claim` rests on (see the module docstring); only those at `places`
+    ((section position, sentence index): where its quotes stand) when given."""
     candidates = [
         (position, index, reading)
         for position in cited
         for index, reading in enumerate(evidence.sections[position].sentences)
+        if places is None or (position, index) in places
     ]
     needed = [f for f in claim.facts if not f.weak]
     covered: set[str] = set()

@@ -39,7 +39,7 @@ def findings(alignment: Alignment, cited: Sequence[int], evidence: Evidence) -> 
     disagreement = conflict(
         alignment.claim.stance,
         [r.stance for r in alignment.sentences],
-        _around(alignment, evidence),
+        around(alignment, evidence),
     )
     if disagreement:
         found["polarity"] = disagreement
@@ -57,7 +57,7 @@ def fatal(
         out["citations"] = (
             f"an uncited section says this, not the cited one ({gain:.0%} of its weight)"
         )
-    if denies_whole(claim.text) and not denies_whole(_around(alignment, evidence)):
+    if denies_whole(claim.text) and not denies_whole(around(alignment, evidence)):
         out["polarity"] = "denies what its source states ('it is not true that')"
     known = " ".join(
         [evidence.sections[p].label.text for p in cited]
@@ -89,7 +89,7 @@ def _figures_and_names(
     unknown = [
         n.text
         for n in names(claim.text)
-        if not _inside(n.start, claim.facts) and not _known_name(n.text, known)
+        if not _inside(n.start, claim.facts) and not known_name(n.text, known)
     ]
     if unknown:
         out["names"] = _missing(unknown)
@@ -158,7 +158,7 @@ def _beside(alignment: Alignment, evidence: Evidence) -> list[Reading]:
     return list(found.values())
 
 
-def _around(alignment: Alignment, evidence: Evidence) -> str:
+def around(alignment: Alignment, evidence: Evidence) -> str:
     """The aligned sentences and their neighbours, as one text."""
     texts = [r.text for r in alignment.sentences] + [r.text for r in _beside(alignment, evidence)]
     return " ".join(dict.fromkeys(texts))
@@ -173,12 +173,14 @@ def _known(name: str, known: frozenset[str]) -> bool:
     return name in known or (len(parts) > 1 and all(p in known for p in parts))
 
 
-def _known_name(name: str, known: frozenset[str]) -> bool:
+def known_name(name: str, known: frozenset[str]) -> bool:
     """Whether the sources use a name, as written or in a form a writer would change: plural
-    ("vCPUs"), punctuation ("Next.js", "Nextjs"), a derived word ("Japanese", "Bayesian"), or
-    only its capitalised parts ("Bayes-style")."""
+    or singular ("vCPUs", "VPSes", "Worker" for "Workers"), punctuation ("Next.js",
+    "Nextjs"), a derived word ("Japanese", "Bayesian"), or only its capitalised parts
+    ("Bayes-style")."""
     lower = _POSSESSIVE.sub("", name.lower())
-    if _known(lower, known) or lower.removesuffix("s") in known:
+    forms = {lower.removesuffix("s"), lower.removesuffix("es"), f"{lower}s", f"{lower}es"}
+    if _known(lower, known) or forms & known:
         return True
     squashed = _squash(lower)
     if squashed in {_squash(k) for k in known}:

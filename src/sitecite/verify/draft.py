@@ -101,6 +101,17 @@ def draft_sentences(answer: str) -> list[DraftSentence]:
     return out
 
 
+def with_markers(text: str, sources: Sequence[int | None]) -> str:
+    """A sentence with `[n]` for each of its sources before its closing punctuation ("She
+    moved in 2021 [2].")."""
+    marks = "".join(f"[{n}]" for n in dict.fromkeys(n for n in sources if n is not None))
+    body = text.rstrip()
+    if not marks:
+        return body
+    end = len(body.rstrip(".!?\"'”’"))
+    return f"{body[:end]} {marks}{body[end:]}"
+
+
 def meta_clauses(sentence: str) -> tuple[list[str], list[str]]:
     """(clauses about what the sources do not say, clauses that claim something)."""
     meta: list[str] = []

@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 
 from sitecite.facts import holds
-from sitecite.polarity import NEGATORS
+from sitecite.polarity import NEGATORS, REASON
 from sitecite.tokens import names, tokenize
 from sitecite.verify.sources import Evidence, Reading
 
@@ -43,8 +43,6 @@ RELATIVE = (
     "uncovered_run",
     "imported",
     "novel",
-    "match_mean",
-    "weak_share",
 )
 
 
@@ -71,7 +69,7 @@ def lexical_features(
         "swap": float(named.startswith("says")),
         "polarity": float(polarity.startswith(("denies", "affirms", "swaps"))),
         "quantity": float(polarity.startswith(("'", "superlative"))),
-        "reason": float(polarity.startswith("gives a reason")),
+        "reason": float(polarity.startswith(REASON)),
         "uncited_gain": gain,
         "negations": float(
             _negations(claim.text) - max((_negations(r.text) for r in pair), default=0)

@@ -1,6 +1,5 @@
-"""The fitted support model: logistic regression over the features of sitecite.verify.features
-(and, if a model was fitted with them, sitecite.verify.contextual), its weights in a small
-JSON file shipped with the package (`support_model.json`, written by
+"""The fitted support model: logistic regression over the features of sitecite.verify.features,
+its weights in a small JSON file shipped with the package (`support_model.json`, written by
 `python bench/train_verifier.py` from the dev halves of the labelled replies; numpy only at
 run time).
 
@@ -21,12 +20,10 @@ from typing import Any
 import numpy as np
 
 from sitecite.errors import SiteciteError
-from sitecite.verify.contextual import CONTEXTUAL
 from sitecite.verify.features import LEXICAL, RELATIVE
-from sitecite.verify.order import ORDER
 
 MODEL_FILE = "support_model.json"
-KNOWN = (*LEXICAL, *CONTEXTUAL, *ORDER, *(f"relative_{n}" for n in RELATIVE), "claims")
+KNOWN = (*LEXICAL, *(f"relative_{n}" for n in RELATIVE), "claims")
 
 
 @dataclass(frozen=True)
@@ -39,18 +36,7 @@ class SupportModel:
     coef: np.ndarray
     intercept: float
     threshold: float
-    layers: int  # encoder layers of its contextual features (0: it reads none)
     about: dict[str, Any]
-
-    @property
-    def contextual(self) -> bool:
-        """Whether it reads contextual word matches (and so needs the encoder)."""
-        return any(f in CONTEXTUAL for f in self.features)
-
-    @property
-    def order(self) -> bool:
-        """Whether it reads word order and change-of-state words (sitecite.verify.order)."""
-        return any(f in ORDER for f in self.features)
 
     def matrix(self, claims: Sequence[dict[str, float]]) -> np.ndarray:
         """Its features of each claim, one row each, in its order."""
@@ -77,15 +63,14 @@ class SupportModel:
             "coef": [round(float(v), 6) for v in self.coef],
             "intercept": round(self.intercept, 6),
             "threshold": round(self.threshold, 4),
-            "layers": self.layers,
             "about": self.about,
         }
 
     @classmethod
-    def blank(cls, features: tuple[str, ...], layers: int) -> SupportModel:
+    def blank(cls, features: tuple[str, ...]) -> SupportModel:
         """A model that reads `features` and finds nothing unsupported (for recording them)."""
         zeros, ones = np.zeros(len(features)), np.ones(len(features))
-        return cls(features, zeros, ones, zeros, -30.0, 1.0, layers, {})
+        return cls(features, zeros, ones, zeros, -30.0, 1.0, {})
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SupportModel:
@@ -106,7 +91,6 @@ class SupportModel:
             arrays[2],
             float(data["intercept"]),
             float(data["threshold"]),
-            int(data["layers"]),
             dict(data.get("about", {})),
         )
 

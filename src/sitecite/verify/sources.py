@@ -156,6 +156,7 @@ class Evidence:
     idf: dict[str, float]
     question: frozenset[str] = frozenset()  # its content stems: an answer may restate them
     asked: frozenset[str] = frozenset()  # every lower-case word of the question, its names too
+    asked_facts: tuple[Fact, ...] = ()  # the question's figures: an answer may restate them
     rules: str = ""  # the model's own instructions, lower-case: never to be recited
 
     def __len__(self) -> int:
@@ -163,6 +164,11 @@ class Evidence:
 
     def weight(self, stem_: str) -> float:
         return self.idf.get(stem_, 0.0)
+
+    def texts(self) -> list[tuple[str, tuple[str, ...]]]:
+        """Each section's label and sentences as the model read them (where quotes are
+        found)."""
+        return [(s.label.text, tuple(r.text for r in s.sentences)) for s in self.sections]
 
 
 def build_evidence(
@@ -185,7 +191,7 @@ def build_evidence(
             total += 1
     idf = {s: math.log(1 + (total + 1) / (n + 0.5)) for s, n in counts.items()}
     asked = read(question, subject)
-    return Evidence(read_sections, lexicon, subject, idf, asked.stems, asked.lower)
+    return Evidence(read_sections, lexicon, subject, idf, asked.stems, asked.lower, asked.facts)
 
 
 def _read_section(section: Section, lexicon: Lexicon, subject: frozenset[str]) -> SourceEvidence:

@@ -15,6 +15,11 @@ For each sentence of a draft:
   (sitecite.verify.model), which drops the claim when it is likely unsupported (`support`,
   or the check that found something); a few exact checks are fatal on their own;
 - `instructions`: no sentence gives orders or repeats planted text.
+
+A quoted reply's sentences (`verify_quoted`) carry the words they copied from each source:
+`quotes` finds each in its source, and its figures, names and stance must be borne by them
+(sitecite.verify.quoted) before the support model reads the claim against the sentences
+its quotes stand in.
 """
 
 from __future__ import annotations
@@ -23,19 +28,26 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sitecite.embed.contextual import TokenEncoder
 from sitecite.injection import instruction_in
 from sitecite.types import Check
 from sitecite.verify.align import Alignment, align, longest_run, soft_coverage
 from sitecite.verify.checks import fatal, findings, recites
-from sitecite.verify.contextual import Match, candidates, contextual_features, match
-from sitecite.verify.draft import DraftSentence, draft_sentences, join, meta_clauses, renumbered
+from sitecite.verify.draft import (
+    DraftSentence,
+    draft_sentences,
+    join,
+    meta_clauses,
+    renumbered,
+    with_markers,
+)
 from sitecite.verify.features import lexical_features, relative, uncited_gain
 from sitecite.verify.model import SupportModel, shipped_model
-from sitecite.verify.order import order_features
+from sitecite.verify.quoted import QuotedSentence, locate_cites, places, quote_problems, unborne
+from sitecite.verify.quotes import Located
 from sitecite.verify.sources import Evidence, Reading, read
 
-CHECK_NAMES = ("citations", "numbers", "names", "polarity", "support", "instructions")
+CHECK_NAMES = ("citations", "quotes", "numbers", "names", "polarity", "support", "instructions")
+QUOTE_SCOPES = ("quotes", "sections")
 
 
 @dataclass
@@ -54,6 +66,7 @@ class SentenceVerdict:
     features: dict[str, float] | None = field(default=None, repr=False)  # the model's inputs
     probability: float = 0.0  # of being unsupported, by the support model
     alignment: Alignment | None = field(default=None, repr=False)
+    quotes: list[Located] = field(default_factory=list)  # a quoted sentence's, located
 
     @property
     def ok(self) -> bool:
@@ -78,6 +91,7 @@ class Verification:
     cited: tuple[int, ...]  # context positions in the order of the shown numbers
     ms: float
     cpu_ms: float = 0.0  # this thread's CPU time: the cost without waiting for a busy machine
+    quotes: tuple[tuple[str, ...], ...] = ()  # per entry of `cited`, the source words quoted
 
     @property
     def clean(self) -> bool:
@@ -98,31 +112,23 @@ class Verifier:
 
     `threshold` overrides the support model's own (a probability of being unsupported);
     `decide=False` records every claim's features without dropping any for support (what
-    bench/train_verifier.py fits the model on); `contextual` computes the contextual word
-    matches whether or not the model reads them."""
+    training/train_verifier.py fits the model on); `quote_scope` is what the support model reads
+    a quoted sentence against: the sentences its quotes stand in (`quotes`) or its cited
+    sections whole (`sections`, as for an unquoted reply)."""
 
     def __init__(
         self,
         threshold: float | None = None,
         model: SupportModel | None = None,
-        encoder: TokenEncoder | None = None,
         decide: bool = True,
-        contextual: bool | None = None,
+        quote_scope: str = "quotes",
     ) -> None:
+        if quote_scope not in QUOTE_SCOPES:
+            raise ValueError(f"quote_scope is {quote_scope!r}, not one of {QUOTE_SCOPES}")
         self.model = model or shipped_model()
         self.threshold = self.model.threshold if threshold is None else threshold
-        self._encoder = encoder
         self.decide = decide
-        self.contextual = self.model.contextual if contextual is None else contextual
-
-    @property
-    def encoder(self) -> TokenEncoder:
-        """The bundled model's contextual word vectors, loaded on first use."""
-        if self._encoder is None:
-            from sitecite.embed import token_encoder
-
-            self._encoder = token_encoder(self.model.layers)
-        return self._encoder
+        self.quote_scope = quote_scope
 
     def verify(
         self, answer: str, evidence: Evidence, json_citations: Sequence[int] = ()
@@ -130,6 +136,35 @@ class Verifier:
         """Check every sentence of `answer`, whose `[n]` are 1-based context positions."""
         started, cpu_started = time.perf_counter(), time.thread_time()
         verdicts = [self._read(s, evidence, json_citations) for s in draft_sentences(answer)]
+        return self._finish(verdicts, evidence, answer, started, cpu_started)
+
+    def verify_quoted(
+        self, sentences: Sequence[QuotedSentence], evidence: Evidence
+    ) -> Verification:
+        """Check every sentence of a quoted reply, whose sources are 1-based context
+        positions: its quotes, what they bear, and the rest by the support model."""
+        started, cpu_started = time.perf_counter(), time.thread_time()
+        verdicts, answer = [], ""
+        for sentence in sentences:
+            located, outside = locate_cites(sentence, evidence)
+            sources = [c.source for c in sentence.cites if c.source and c.source not in outside]
+            sources += [q.found.position + 1 for q in located if q.cited is None and q.found]
+            text = with_markers(sentence.text, sources)
+            start = len(answer) + 1 if answer else 0
+            answer = f"{answer} {text}" if answer else text
+            draft = DraftSentence(text, start, tuple(dict.fromkeys(sources)), sentence.text)
+            verdicts.append(self._read_quoted(draft, sentence, located, outside, evidence))
+        return self._finish(verdicts, evidence, answer, started, cpu_started)
+
+    def _finish(
+        self,
+        verdicts: list[SentenceVerdict],
+        evidence: Evidence,
+        answer: str,
+        started: float,
+        cpu_started: float,
+    ) -> Verification:
+        """The support model over every claim, and what is left to show."""
         claims = [v for v in verdicts if v.alignment is not None]
         if claims:
             self._measure(claims, evidence)
@@ -139,52 +174,32 @@ class Verifier:
         text, cited = shown(verdicts, answer)
         ms = (time.perf_counter() - started) * 1000.0
         cpu_ms = (time.thread_time() - cpu_started) * 1000.0
-        return Verification(verdicts, self._checks(verdicts, ms), text, cited, ms, cpu_ms)
+        checks = self._checks(verdicts, ms)
+        quotes = quoted_words(verdicts, cited)
+        return Verification(verdicts, checks, text, cited, ms, cpu_ms, quotes)
 
     def _measure(self, claims: list[SentenceVerdict], evidence: Evidence) -> None:
-        """Every claim's features (with contextual word matches, its words and candidate
-        sources encoded in one call), and the model's probability that it is unsupported."""
+        """Every claim's features, and the model's probability that it is unsupported."""
         wanted = [w for v in claims for w in v.alignment.missing]  # type: ignore[union-attr]
         vectors = evidence.lexicon.lookup(wanted)
-        matched = self._matches(claims, evidence) if self.contextual else [None] * len(claims)
-        for verdict, found in zip(claims, matched, strict=True):
+        for verdict in claims:
             alignment = verdict.alignment
             assert alignment is not None
             coverage, uncovered = soft_coverage(alignment, vectors)
             run = longest_run(alignment.claim.text, uncovered)
             verdict.coverage, verdict.uncovered, verdict.run = coverage, uncovered, run
-            pair = alignment.sentences[:2] if found is None else found[1]
             verdict.features = lexical_features(
                 alignment.claim,
                 verdict.findings,
                 (coverage, len(uncovered), run),
                 verdict.elsewhere,
-                pair,
+                alignment.sentences[:2],
                 evidence,
             )
-            if found is not None:
-                verdict.features |= contextual_features(found[0])
-            if self.model.order:
-                verdict.features |= order_features(alignment.claim, pair)
         features = [v.features for v in claims if v.features is not None]
         relative(features)
         for verdict, probability in zip(claims, self.model.probability(features), strict=True):
             verdict.probability = float(probability)
-
-    def _matches(
-        self, claims: list[SentenceVerdict], evidence: Evidence
-    ) -> list[tuple[Match, list[Reading]]]:
-        """Each claim's contextual word matches and the sentences they chose."""
-        compared = [candidates(v.alignment, v.cited, evidence) for v in claims]  # type: ignore[arg-type]
-        texts = [v.alignment.claim.text for v in claims]  # type: ignore[union-attr]
-        texts += [r.text for readings in compared for r in readings]
-        encoded = dict(zip(texts, self.encoder.encode(texts), strict=True))
-        out = []
-        for verdict, readings in zip(claims, compared, strict=True):
-            claim = verdict.alignment.claim  # type: ignore[union-attr]
-            found = match(claim, encoded[claim.text], [encoded[r.text] for r in readings], evidence)
-            out.append((found, [readings[i] for i in found.sources]))
-        return out
 
     def _decide(self, verdict: SentenceVerdict) -> None:
         """Drop a claim the model finds more likely unsupported than its threshold, saying
@@ -207,28 +222,45 @@ class Verifier:
         """Everything but the word-vector coverage, which waits for one embedding call."""
         cited, outside = sentence.cites(len(evidence), json_citations)
         verdict = SentenceVerdict(sentence, cited)
-        injected = instruction_in(sentence.clean) or recites(sentence.clean, evidence.rules)
-        if injected:
-            verdict.problems["instructions"] = injected
-        meta, claims = meta_clauses(sentence.clean)
-        if meta and not any(read(c, evidence.subject, claim=True).stems for c in claims):
-            verdict.meta = True  # says only what the sources do not cover
-            verdict.cited = cited if sentence.markers else ()
+        claim = _screened(verdict, evidence, outside)
+        if claim is None:
             return verdict
-        if outside:
-            verdict.problems["citations"] = (
-                f"cites {outside} but the context has {len(evidence)} section(s)"
-            )
-        elif not cited:
-            verdict.problems["citations"] = "no citation"
-        if verdict.problems.get("citations"):
-            return verdict
-        claim = read(" ".join(claims) if meta else sentence.clean, evidence.subject, claim=True)
         alignment = align(claim, cited, evidence)
         verdict.alignment = alignment
         verdict.findings = findings(alignment, cited, evidence)
         verdict.elsewhere = uncited_gain(claim, cited, evidence)
         verdict.problems |= fatal(alignment, cited, evidence, verdict.elsewhere)
+        return verdict
+
+    def _read_quoted(
+        self,
+        sentence: DraftSentence,
+        quoted: QuotedSentence,
+        located: list[Located],
+        outside: list[int],
+        evidence: Evidence,
+    ) -> SentenceVerdict:
+        """A quoted sentence: its quotes found, what they bear, the rest for the model. A
+        sentence citing some source without a quote is read like an unquoted one."""
+        cited = tuple(dict.fromkeys(n - 1 for n in sentence.markers))
+        verdict = SentenceVerdict(sentence, cited, quotes=located)
+        verdict.problems |= quote_problems(located)
+        claim = _screened(verdict, evidence, outside)
+        if claim is None or verdict.problems.get("quotes"):
+            return verdict
+        if quoted.unquoted or not located:
+            alignment = align(claim, cited, evidence)
+            verdict.elsewhere = uncited_gain(claim, cited, evidence)
+            gain = verdict.elsewhere
+        else:
+            scope = places(located) if self.quote_scope == "quotes" else None
+            alignment = align(claim, cited, evidence, scope)
+            verdict.elsewhere = uncited_gain(claim, cited, evidence)
+            verdict.problems |= unborne(claim, located, evidence)
+            gain = 0.0  # where the quote stands settles which source it is
+        verdict.alignment = alignment
+        verdict.findings = findings(alignment, cited, evidence)
+        verdict.problems |= fatal(alignment, cited, evidence, gain)
         return verdict
 
     def _checks(self, verdicts: list[SentenceVerdict], ms: float) -> list[Check]:
@@ -252,6 +284,48 @@ class Verifier:
             )
         )
         return checks
+
+
+def _screened(
+    verdict: SentenceVerdict, evidence: Evidence, outside: Sequence[int]
+) -> Reading | None:
+    """The claim a sentence makes, or None when there is none to align: it only
+    says what the sources do not cover, or its citations fail."""
+    sentence = verdict.sentence
+    injected = instruction_in(sentence.clean) or recites(sentence.clean, evidence.rules)
+    if injected:
+        verdict.problems["instructions"] = injected
+    meta, claims = meta_clauses(sentence.clean)
+    if meta and not any(read(c, evidence.subject, claim=True).stems for c in claims):
+        verdict.meta = True  # says only what the sources do not cover
+        verdict.cited = verdict.cited if sentence.markers else ()
+        verdict.problems.pop("quotes", None)
+        verdict.problems.pop("citations", None)
+        return None
+    if outside:
+        verdict.problems["citations"] = (
+            f"cites {list(outside)} but the context has {len(evidence)} section(s)"
+        )
+    elif not verdict.cited and "quotes" not in verdict.problems:
+        verdict.problems["citations"] = "no citation"
+    if verdict.problems.get("citations"):
+        return None
+    return read(" ".join(claims) if meta else sentence.clean, evidence.subject, claim=True)
+
+
+def quoted_words(
+    verdicts: Sequence[SentenceVerdict], cited: Sequence[int]
+) -> tuple[tuple[str, ...], ...]:
+    """Per shown citation, the source words its kept sentences quoted."""
+    words: dict[int, list[str]] = {position: [] for position in cited}
+    for verdict in verdicts:
+        if not verdict.ok:
+            continue
+        for quote in verdict.quotes:
+            found = quote.found
+            if found and found.position in words and found.text not in words[found.position]:
+                words[found.position].append(found.text)
+    return tuple(tuple(words[position]) for position in cited)
 
 
 def shown(verdicts: Sequence[SentenceVerdict], answer: str) -> tuple[str, tuple[int, ...]]:
