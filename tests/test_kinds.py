@@ -132,6 +132,13 @@ def test_a_copyright_line_names_the_owner_when_nothing_else_does(tmp_path: Path)
     assert load_site(tmp_path).identity.owner == "Bo Rivers"
 
 
+def test_the_word_copyright_in_prose_names_no_one(tmp_path: Path) -> None:
+    (tmp_path / "games.md").write_text(
+        "# Games\n\nNintendo still doesn't get that copyright works against them sometimes.\n"
+    )
+    assert load_site(tmp_path).identity.owner == ""
+
+
 def test_real_sites_owners() -> None:
     timlrx = load_site(shared_data("sites", "timlrx"))
     assert timlrx.identity.owner == "Timothy Lin"

@@ -87,12 +87,25 @@ def test_nothing_admitted_means_refusal_without_generation(engine: Engine) -> No
         engine.embedder,
         counting,
     )
-    result, trace = answer(strict, "Which city and country is she based in?")
+    result, trace = answer(strict, "What did the design director of Kestrel Bank say?")
     assert (
         result.refused and result.answer == REFUSAL and result.refusal_reason == "below_threshold"
     )
     assert counting.calls == [] and trace.context == ()
     assert not any(h.admitted for h in trace.hits)
+
+
+def test_a_question_about_the_owner_is_on_topic_whatever_the_gate_says(engine: Engine) -> None:
+    """Who the owner is, where they are based, how to reach them: what the site is about. Its
+    profile (the profile facts, the home and about pages) answers even when no section clears
+    the gate."""
+    strict = Engine.for_index(
+        engine.index, engine.settings.model_copy(update={"threshold": 0.99}), engine.embedder
+    )
+    result, trace = answer(strict, "Which city and country is she based in?")
+    assert trace.context and all(h.admitted for h in trace.hits if h.section in trace.context)
+    assert not result.refused and "Lisbon" in result.answer
+    assert {c.id.split("#")[0] for c in result.citations} <= {"_facts", "about", ""}
 
 
 def test_generator_sees_exactly_the_admitted_sections(engine: Engine) -> None:

@@ -19,7 +19,7 @@ from sitecite.embed import Embedder, embedder_for
 from sitecite.errors import InputError
 from sitecite.generate import Context, Generator
 from sitecite.generate.extractive import DEFAULT_COVERAGE_THRESHOLD, DEFAULT_SENTENCE_THRESHOLD
-from sitecite.generate.owner import profile_sections
+from sitecite.generate.owner import about_sections
 from sitecite.index.store import Index, load_index
 from sitecite.injection import quarantine_section
 from sitecite.question import Reading, read
@@ -254,7 +254,9 @@ def retrieve_for_answer(
     )
     hits = reading.focus(retrieval.hits, k)
     # a question about the owner gets the profile, if the gate found the question on topic
-    on_topic = any(hit.admitted for hit in hits)
+    # a question about the owner (who they are, what they do, where, how to reach them) is
+    # about what the site is about, wherever its search lands: their profile answers it
+    on_topic = any(hit.admitted for hit in hits) or bool(asked.owner and not reading.kind)
     if on_topic and asked.owner and not reading.kind:  # read alone: its answer text is `asked`
         hits = with_profile(engine.index, query_vector, hits, k)
     if on_topic:
@@ -294,18 +296,27 @@ def generator_context(engine: Engine, found: Retrieved) -> tuple[Context, Check]
     return context, check
 
 
+PROFILE_HITS = 3  # of the pages that describe the owner, the sections closest to the question
+
+
 def with_profile(
     index: Index, query_vector: np.ndarray, hits: Sequence[Hit], k: int
 ) -> tuple[Hit, ...]:
     """The hits of a question about the owner (sitecite.generate.owner), with the sections of
     the owner's profile admitted among them: "What is Tim's job?" shares no word with
-    "occupation: Product Manager", so search alone may not find where the site says it. They
-    take the places of the last hits the gate did not admit, so there are still `k`."""
-    profile = {section.id: section for section in profile_sections(index.sections)}
+    "occupation: Product Manager", so search alone may not find where the site says it. The
+    profile is the profile facts and the pages that describe the owner (their home and about
+    pages: generate.owner.about_sections), of which the PROFILE_HITS sections closest to the
+    question are admitted. They take the places of the last hits the gate did not admit, so
+    there are still `k`."""
+    about = about_sections(index.sections, index.subject)
+    closeness = {s.id: float(index.vectors[index.row_of[s.id]] @ query_vector) for s in about}
+    best = sorted(about, key=lambda s: -closeness[s.id])[:PROFILE_HITS]
+    profile = {section.id: section for section in best}
     found = [replace(hit, admitted=True) if hit.section.id in profile else hit for hit in hits]
     present = {hit.section.id for hit in found}
     for section in (s for s in profile.values() if s.id not in present):
-        cosine = float(index.vectors[index.row_of[section.id]] @ query_vector)
+        cosine = closeness[section.id]
         found.append(Hit(section, len(found) + 1, cosine, cosine, 0.0, True))
     for admitted in (False, True):  # what to give up first: the last hits the gate left out
         for i in reversed(range(len(found))):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
+from urllib.parse import urlsplit
 
 from sitecite.generate.answerable import Ranked
 from sitecite.generate.features import Candidate
@@ -59,9 +60,23 @@ SAY = {ROLE: 1, WHO: 2, CONTACT: 2, PLACE: 1, FREE: 2, SITE: 2}
 _KEY = re.compile(r"(?:^|;\s*|—\s*)([A-Za-z][\w ]{0,30}?):\s")
 
 
-def profile_sections(sections: Sequence[Section]) -> list[Section]:
-    """The sections that hold the owner's profile facts."""
-    return [s for s in sections if FACT in s.sentence_kinds and _is_profile(s)]
+# The paths where personal sites describe their owner in their own words, whatever built them.
+ABOUT_PATHS = frozenset({"about", "about-me", "bio", "me", "profile", "resume", "cv", "now"})
+
+
+def about_sections(sections: Sequence[Section], owner: str = "") -> list[Section]:
+    """The sections of the pages where the site describes its owner: its profile facts, its
+    home page, a page at one of the ABOUT_PATHS ("/about/", "/resume/"), or a page titled
+    with the owner's name; a home or about page is written as prose on most sites, not as
+    profile data."""
+
+    def about(section: Section) -> bool:
+        path = urlsplit(section.url).path.strip("/").lower()
+        last = path.rsplit("/", 1)[-1]
+        titled = bool(owner) and section.title.strip().lower() == owner.lower()
+        return not path or last in ABOUT_PATHS or titled
+
+    return [s for s in sections if (FACT in s.sentence_kinds and _is_profile(s)) or about(s)]
 
 
 def owner_facts(ranked: Ranked, sections: Sequence[Section], kind: str) -> list[int]:

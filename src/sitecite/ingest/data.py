@@ -25,6 +25,16 @@ NOT_CONTENT = {
     "composer.json",
     ".eslintrc.json",
     ".prettierrc.json",
+    # a site generator's own configuration (Jekyll, Hugo, Docusaurus's sidebars): the site's
+    # settings, not what it says about its owner
+    "_config.yml",
+    "_config.yaml",
+    "hugo.yaml",
+    "hugo.yml",
+    "hugo.json",
+    "config.yaml",
+    "config.yml",
+    "sidebars.json",
 }
 _ITEM_TITLE_KEYS = ("title", "name", "heading", "label")
 

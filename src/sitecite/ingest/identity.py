@@ -42,10 +42,12 @@ PERSON_KEYS = (
 PROFILE_HEADING = "Profile"
 WRITES_THE_SITE = "writes this site"  # the fact that says who the site's owner is
 CONTACT_KEYS = ("email", "twitter", "github", "linkedin", "mastodon", "website")
+# "© 2021 Noor Haddad", "Copyright (c) 2020 Alan Hardman": the name is capitalised (only the
+# word "copyright" may be in any case: "copyright works against them" names no one)
 _COPYRIGHT = re.compile(
-    r"(?:©|\(c\)|\bcopyright\b)\s*(?:\d{4}(?:\s*[-–]\s*\d{4})?,?\s*)?"
-    r"([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){1,2})",
-    re.IGNORECASE,
+    r"(?:©|\((?i:c)\)|\b(?i:copyright)\b)\s*(?:\(?(?i:c)\)\s*)?"
+    r"(?:\d{4}(?:\s*[-–]\s*\d{4})?,?\s*)?"
+    r"([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){1,2})"
 )
 
 
