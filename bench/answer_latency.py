@@ -1,6 +1,6 @@
 """How long a non-LLM answer takes in-process: `pipeline.answer` with the extractive generator.
 
-Every question of the real sites' question sets (both halves) and of the example site's set is
+Every question of the six real sites' question sets (both halves) and of the example site's set is
 answered once to warm up, then `--rounds` more times; the table gives p50 and p95 of the whole
 answer (embedding, retrieval, ranking, composition) and of the generator alone, at one
 inference thread and one BLAS thread, as served. Timings on these shared machines are noisy:
@@ -19,18 +19,19 @@ from typing import Any
 
 import numpy as np
 
+from bench import site_answers
 from bench._common import CACHE, DATA, REPO, console, require
 
-SETS = {
-    "jarvis": (DATA / "sites" / "jarvis", ["jarvis-dev.json", "jarvis-test.json"]),
-    "timlrx": (DATA / "sites" / "timlrx", ["timlrx-dev.json", "timlrx-test.json"]),
-    "example": (REPO / "examples" / "site", []),
-}
+SITES = (*site_answers.SITES, "example")
 
 
-def questions_for(site: str, files: list[str]) -> list[str]:
-    paths = [REPO / "bench" / "questions" / f for f in files]
-    paths = paths or [REPO / "examples" / "questions.json"]
+def questions_for(site: str) -> list[str]:
+    """Both halves of a real site's questions; the example site's own set."""
+    if site == "example":
+        paths = [REPO / "examples" / "questions.json"]
+    else:
+        found = [site_answers.question_file(site, half) for half in ("dev", "test")]
+        paths = [p for p in found if p is not None]
     return [q["question"] for p in paths for q in json.loads(p.read_text())["questions"]]
 
 
@@ -43,13 +44,17 @@ def measure(site: str, rounds: int) -> dict[str, Any]:
     from sitecite.index.store import load_index
     from sitecite.pipeline import Engine, answer
 
-    content, files = SETS[site]
+    if site == "example":
+        content = REPO / "examples" / "site"
+    else:
+        require(DATA / "sites" / site, f"the {site} site")
+        content = site_answers.site_content(site)
     settings = load_settings({}, config_file=None, environ={})
     embedder = embedder_for(settings)  # one inference thread, as served
     index_dir = CACHE / "sites" / site
-    build_index(require(content, f"the {site} site"), index_dir, embedder)
+    build_index(content, index_dir, embedder)
     engine = Engine.for_index(load_index(index_dir, embedder.id), settings, embedder)
-    questions = questions_for(site, files)
+    questions = questions_for(site)
     total, generate = [], []
     with threadpool_limits(1):
         for round_number in range(rounds + 1):
@@ -76,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON object on the last line")
     args = parser.parse_args(argv)
     load = os.getloadavg()[0]
-    results = {site: measure(site, args.rounds) for site in SETS}
+    results = {site: measure(site, args.rounds) for site in SITES}
     table = Table(title=f"Non-LLM answer latency in-process, ms (load average {load:.2f})")
     for column in ("site", "questions", "answer p50", "answer p95", "generator p50", "p95"):
         table.add_column(column, justify="left" if column == "site" else "right")
