@@ -26,14 +26,22 @@ def subcommands() -> dict[str, object]:
     return dict(action.choices)  # type: ignore[arg-type]
 
 
-def test_every_command_has_help_and_is_in_the_readme() -> None:
+def readme_commands() -> list[str]:
+    """The commands the README's "Commands" table has a row for: `sitecite eval compare`."""
+    table = README.split("\n## Commands\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^\| `sitecite ([a-z]+(?: [a-z]+)?)", table, re.M)
+
+
+def test_every_command_has_help_and_a_row_in_the_readme() -> None:
     commands = subcommands()
     assert {"demo", "index", "ask", "calibrate", "eval", "serve"} <= set(commands)
+    rows = {row.split()[0] for row in readme_commands()}
     for name, sub in commands.items():
         assert sub.description or sub.format_help(), name
-        assert f"sitecite {name}" in README, f"`sitecite {name}` is missing from the README"
+        assert name in rows, f"`sitecite {name}` has no row in the README's Commands table"
+    assert not rows - set(commands), f"the README lists commands that do not exist: {rows}"
     for action in ("compare", "note"):
-        assert f"sitecite eval {action}" in README
+        assert f"eval {action}" in readme_commands()
 
 
 def test_readme_starts_with_exactly_two_setup_commands() -> None:

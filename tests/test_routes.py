@@ -14,7 +14,7 @@ from sitecite.ingest import load_site
 from sitecite.ingest.presets import detect_presets
 from sitecite.ingest.routes import Router, Rule
 
-README = (REPO / "README.md").read_text()
+HOW_IT_WORKS = (REPO / "docs" / "how-it-works.md").read_text()
 HEADING_IDS = json.loads((REPO / "tests" / "data" / "real_site_heading_ids.json").read_text())
 LIVE_PATHS = {
     "jarvis": re.compile(r"/(uses|cli|previously|privacy|zip|notes/[a-z0-9-]+)"),
@@ -145,15 +145,15 @@ def test_titles_never_come_from_the_path(tmp_path: Path) -> None:
     }
 
 
-def readme_rules(site: str) -> list[str]:
-    """The --route rules the README gives for a site."""
-    command = re.search(rf"sitecite index \S*{site}\S* .*?(?:\n\n|\Z)", README, re.S)
-    assert command, f"the README has no `sitecite index` line for {site}"
+def written_rules(site: str) -> list[str]:
+    """The --route rules docs/how-it-works.md ("URLs that land") writes out for a site."""
+    command = re.search(rf"sitecite index \S*{site}\S* .*?(?:\n\n|\Z)", HOW_IT_WORKS, re.S)
+    assert command, f"docs/how-it-works.md has no `sitecite index` line for {site}"
     return re.findall(r"--route '([^']+)'", command.group(0))
 
 
 @pytest.mark.parametrize("site", ["jarvis", "timlrx"])
-@pytest.mark.parametrize("how", ["readme rules", "presets"])
+@pytest.mark.parametrize("how", ["written rules", "presets"])
 def test_every_citation_url_of_the_real_sites_lands(site: str, how: str) -> None:
     """Each URL has the live site's path, and an anchor that the site's own toolchain (MDX with
     rehype-slug, `scripts/heading_ids.mjs`) gives one of the page's headings."""
@@ -161,7 +161,7 @@ def test_every_citation_url_of_the_real_sites_lands(site: str, how: str) -> None
     if how == "presets":
         result = load_site(root, BASE[site])
     else:
-        result = load_site(root, BASE[site], routes=readme_rules(site), presets=False)
+        result = load_site(root, BASE[site], routes=written_rules(site), presets=False)
     assert result.sections
     for section in result.sections:
         path, _, anchor = section.url.removeprefix(BASE[site]).partition("#")
