@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from io import StringIO
 from pathlib import Path
 
@@ -86,6 +87,16 @@ def test_ask_prints_numbered_links(example_index: Path, capsys: pytest.CaptureFi
     assert "mean cosine similarity of the cited sections" in out
 
 
+def test_serve_prints_the_settings_in_force_without_secrets(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SITECITE_LLM_API_KEY", "sk-SECRET-PRINTED")
+    assert main(["serve", "--print-settings", "--port", "9123"]) == 0
+    out = capsys.readouterr().out
+    assert tomllib.loads(out)["serve"]["port"] == 9123
+    assert "sk-SECRET" not in out and "# llm.api_key = (set, hidden)" in out
+
+
 def test_errors_are_one_line_with_an_exit_code(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -135,5 +146,6 @@ def test_demo_without_server_answers_three_questions(example_index: Path, tmp_pa
         == 0
     )
     text = out.getvalue()
-    assert text.count("\nQ: ") == 3
+    assert text.count("\nQ: ") == 4
     assert "[1]" in text and "The site doesn't say." in text
+    assert "couldn't find a direct answer" in text  # the near miss is pointed, not refused

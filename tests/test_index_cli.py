@@ -74,3 +74,18 @@ def test_a_bad_route_rule_fails_before_anything_is_read(tmp_path: Path) -> None:
         run.stderr
     )
     assert not (tmp_path / "index").exists()
+
+
+def test_the_owner_found_at_ingestion_is_kept_in_the_index(tmp_path: Path) -> None:
+    """The owner's names let questions say "Tim" without it being what they ask about; an
+    index built by the command must record them as one built by the library does."""
+    site = tmp_path / "site"
+    (site / "data" / "authors").mkdir(parents=True)
+    (site / "data" / "authors" / "default.md").write_text(
+        "---\nname: Timothy Lin\noccupation: Product Manager\n---\n\nI write about data.\n"
+    )
+    (site / "post.md").write_text("---\ntitle: A post\nauthors: [default]\n---\n\nHello.\n")
+    run = run_index(tmp_path, "--quiet")
+    assert run.returncode == 0, run.stderr
+    manifest = json.loads((tmp_path / "index" / "manifest.json").read_text())
+    assert manifest["identity"]["owner"] == "Timothy Lin"

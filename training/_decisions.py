@@ -81,9 +81,9 @@ def decide(
 ) -> Decision:
     """Run one question as serving does, up to the two decisions, and record their rows."""
     from sitecite.generate.answerable import answerable_row
-    from sitecite.generate.evidence import question_parts
     from sitecite.generate.extractive import part_names, unknown_names
     from sitecite.generate.follow import follower_rows
+    from sitecite.question import question_parts
 
     decision = Decision(site, origin, question, answerable, must_contain=must_contain)
     decision.groups = len(must_contain)

@@ -181,6 +181,8 @@ class Settings(_Strict):
     coverage_threshold: float | None = Field(None, ge=0.0, le=1.0)
     max_answer_sentences: int = Field(3, ge=1, le=10)
     answerable_threshold: float | None = Field(None, ge=0.0, le=1.0)
+    # which extractive answers are given directly (the others point at the closest sections)
+    direct_answers: Literal["sure", "any"] = "sure"
     torch_threads: int = Field(1, ge=1)  # threads per embedding call, onnxruntime or torch
     llm: LLMSettings = Field(default_factory=lambda: LLMSettings())
     judge: JudgeSettings = Field(default_factory=lambda: JudgeSettings())

@@ -10,10 +10,13 @@ from typing import TextIO
 from sitecite.config import Settings, load_settings
 from sitecite.errors import SiteciteError
 
+# an answer, an answer from the profile, a question the site is near but does not answer (the
+# closest sections are pointed at), and one it is nowhere near (the site doesn't say)
 EXAMPLE_QUESTIONS = (
     "How did she stop shoppers from getting charged twice when they double-clicked pay?",
     "Which city and country is she based in?",
     "Which university did Noor study computer science at?",
+    "What is the boiling point of tungsten?",
 )
 
 

@@ -53,14 +53,22 @@ def _index_flags(args: argparse.Namespace) -> dict[str, Any]:
 @command("ask")
 def cmd_ask(args: argparse.Namespace) -> int:
     from sitecite.cli.options import settings_for
+    from sitecite.intake import QuestionError, error_json, take_question
     from sitecite.pipeline import Engine, answer
 
-    engine = Engine.load(args.index, settings_for(args))
-    result, trace = answer(engine, args.question)
+    settings = settings_for(args)
+    try:  # the server's limit and error, before the model is loaded
+        question = take_question(args.question, settings.serve.max_question_chars)
+    except QuestionError as error:
+        if args.json:
+            print(json.dumps(error_json(error), ensure_ascii=False, indent=2))
+        raise
+    engine = Engine.load(args.index, settings)
+    result, trace = answer(engine, question)
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
         return 0
-    print(result.to_text())
+    print(result.to_text(markdown=args.format == "markdown"))
     if args.trace:
         print(json.dumps(trace.to_json(), ensure_ascii=False, indent=2))
     return 0
@@ -134,6 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("question")
     ask.add_argument("--index", required=True)
     ask.add_argument("--json", action="store_true", help="print the answer JSON (docs/answer.md)")
+    ask.add_argument(
+        "--format",
+        choices=["text", "markdown"],
+        default="text",
+        help="text (default): the answer as clean text; markdown: as written, sources as links",
+    )
     ask.add_argument("--trace", action="store_true", help="also print the full trace")
     ask.add_argument("--k", type=int, help="number of sections to retrieve (default 8)")
     ask.add_argument("--threshold", type=float, help="override the calibrated gate threshold")
@@ -206,7 +220,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args)
     except SiteciteError as error:
-        print(f"sitecite: error: {error}", file=sys.stderr)
+        code = getattr(error, "code", "")  # a question's error carries the HTTP API's code
+        print(f"sitecite: error: {code + ': ' if code else ''}{error}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         print("sitecite: interrupted", file=sys.stderr)

@@ -73,7 +73,8 @@ def report_text(report: dict[str, Any]) -> str:
     rate = f" ({report['answered'] / asked:.0%} answered)" if asked else ""
     lines = [
         f"{asked} questions from {report['since'][:16]} to {report['until'][:16]} UTC: "
-        f"{report['answered']} answered, {report['refused']} refused{rate}, "
+        f"{report['answered']} answered, {report.get('pointed', 0)} pointed to the closest "
+        f"sections, {report['refused']} refused{rate}, "
         f"{report['followups']} follow-ups",
     ]
     feedback = report["feedback"]

@@ -18,8 +18,28 @@ from sitecite.eval.metrics import KS
 from sitecite.eval.questions import CATEGORIES
 from sitecite.eval.stats import Mean, Rate, percentile
 
+OUTCOMES = ("answered", "pointed", "refused")  # types.Outcome, in the order they are shown
 RANKING_METRICS = tuple(f"{m}@{k}" for m in ("recall", "ndcg") for k in KS) + ("mrr",)
 HIT_METRICS = tuple(f"hit@{k}" for k in KS)
+
+
+def outcome_of(result: dict[str, Any]) -> str:
+    """A result's outcome; runs recorded before outcomes existed were answered or refused."""
+    if result.get("outcome"):
+        return str(result["outcome"])
+    if result.get("error"):
+        return "error"
+    return "refused" if result.get("refused") else "answered"
+
+
+def count_outcomes(results: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """How many results were answered, pointed and refused (errors are listed apart)."""
+    counts = dict.fromkeys(OUTCOMES, 0)
+    for result in results:
+        outcome = outcome_of(result)
+        if outcome in counts:
+            counts[outcome] += 1
+    return counts
 
 
 def combine_repeats(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -39,6 +59,7 @@ def combine_repeats(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                 {
                     "repeat": r.get("repeat", 0),
                     "passed": r["passed"],
+                    "outcome": outcome_of(r),
                     "refused": r["refused"],
                     "answer": r["answer"],
                     "latency_ms": r["latency_ms"],
@@ -68,6 +89,7 @@ def summarise(
         "total": len(questions),
         "passed": sum(q["passed"] for q in questions),
         "pass_rate": _rate(q["passed"] for q in questions).to_json(),
+        "outcomes": count_outcomes(questions),
     }
     summary.update(_retrieval(questions))
     summary["by_category"] = {
@@ -128,6 +150,7 @@ def _category(members: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "passed": sum(q["passed"] for q in members),
         "pass_rate": _rate(q["passed"] for q in members).to_json(),
         "refused": _rate(q["refused"] for q in members).to_json(),
+        "outcomes": count_outcomes(members),
     }
     if any(q.get("metrics") for q in members):
         block.update(_retrieval(members))

@@ -23,14 +23,21 @@ and how to say it is `generate/select.py` and `generate/compose.py`.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from sitecite.generate.answer_types import ASKS_PLANS, OWN_PLAN
-from sitecite.generate.answerable import NEEDS, Ranked, answerable_row, default_answerability
+from sitecite.generate.answer_types import ASKS_PLANS, OWN_PLAN, question_type
+from sitecite.generate.answerable import (
+    NEEDS,
+    Ranked,
+    answerable_row,
+    default_answerability,
+    expected_column,
+)
 from sitecite.generate.base import Context, Generator
 from sitecite.generate.compose import Composition, Passage, render
-from sitecite.generate.evidence import about_the_visitor, proper_names, question_parts
 from sitecite.generate.features import (
     FEATURES,
     Candidate,
@@ -39,10 +46,12 @@ from sitecite.generate.features import (
 )
 from sitecite.generate.follow import NEEDS as FOLLOWER_NEEDS
 from sitecite.generate.follow import default_follower
-from sitecite.generate.overview import lead_with, overview_lead, overview_topic
-from sitecite.generate.owner import keyed_facts, owner_facts, owner_question
+from sitecite.generate.overview import lead_with, overview_lead
+from sitecite.generate.owner import keyed_facts, owner_facts
+from sitecite.generate.pointer import best_lines, pointed
 from sitecite.generate.ranker import Ranker, default_ranker
 from sitecite.generate.select import merge, orphaned_lead_in, passages_for, shown
+from sitecite.question import Part, Reading, proper_names
 from sitecite.screen import answer_kind, has_answer_kind
 from sitecite.tokens import content_stems
 from sitecite.types import Check, Draft, Section
@@ -52,6 +61,30 @@ _CLAUSE = re.compile(r"[;:!?]\s+|\.\s+")
 DEFAULT_SENTENCE_THRESHOLD = 0.0
 DEFAULT_COVERAGE_THRESHOLD = 0.51
 CALIBRATION_PAIRS = 30  # (cosine, coverage) of the top sentences, kept for `sitecite calibrate`
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One strategy's answer to one part of the question: the passages it would show and the
+    sentence that leads them; `planned` when the only sentence that would answer says what
+    is to come (a refusal that quotes the plan)."""
+
+    strategy: str  # one of STRATEGIES
+    part: str
+    passages: list[Passage]
+    lead: Candidate
+    planned: Candidate | None = None
+    features: dict[str, float] = field(default_factory=dict)  # what its confidence reads
+
+
+STRATEGIES = ("profile", "overview", "ranked")  # tried in this order for each part
+SURE = ("profile", "overview")  # strategies whose answers are given directly whatever they ask
+# what the decision to answer directly reads (decision_features, answer_features)
+DIRECT_FEATURES = (
+    *("profile", "overview", "answerable", "lead_score", "margin", "lead_cosine"),
+    *("lead_coverage", "lead_expected", "asks_kind", "section_rank", "why_how"),
+    "parts_answered",
+)
 
 
 class ExtractiveGenerator(Generator):
@@ -69,8 +102,10 @@ class ExtractiveGenerator(Generator):
         follower: Ranker | None = None,
         answerable_threshold: float | None = None,
         overview: bool = True,
+        direct_answers: str = "sure",
     ) -> None:
         self.overview = overview  # a question about a whole page is led by its summary
+        self.direct_answers = direct_answers  # "sure": only SURE strategies answer directly
         self.sentence_threshold = sentence_threshold
         self.coverage_threshold = coverage_threshold
         self.max_sentences = max_sentences
@@ -85,7 +120,8 @@ class ExtractiveGenerator(Generator):
         self.features = tuple(name for name in FEATURES if name in wanted)
 
     def generate(self, context: Context) -> Draft:
-        unknown = unknown_names(context)
+        reading = context.read()
+        unknown = unknown_names(context, reading)
         checks = [
             Check(
                 "entities",
@@ -94,10 +130,11 @@ class ExtractiveGenerator(Generator):
             )
         ]
         if unknown:
-            return self._refuse("unknown_entity", checks)
+            return pointed(context, self.name, checks, missing=unknown)
 
-        parts = question_parts(context.question)
-        vectors = [context.query_vector] if len(parts) == 1 else part_vectors(context, parts)
+        parts = [part.text for part in reading.parts]
+        whole = len(parts) == 1
+        vectors = [context.query_vector] if whole else part_vectors(context, parts)
         composition = Composition()
         said: set[str] = set()
         missing_kind: list[str] = []
@@ -106,64 +143,48 @@ class ExtractiveGenerator(Generator):
         judged: list[str] = []
         pairs: list[list[float]] = []
         names: list[str] = []
-        for part, vector in zip(parts, vectors, strict=True):
-            names = part_names(context, part, names)
-            ranked, order = self.rank_part(context, part, vector, names, said, len(parts) == 1)
+        proposals: list[Proposal] = []
+        lines: dict[int, str] = {}  # per section, its best-ranked sentence, for a pointed reply
+        for part, vector in zip(reading.parts, vectors, strict=True):
+            names = part_names(context, part.text, names)
+            ranked, order = self.rank_part(context, part.text, vector, names, said, whole)
+            if ranked is not None and not lines:
+                items = ranked.candidates.items
+                lines = best_lines(
+                    [c.section_position for c in items], ranked.scores, [c.text for c in items]
+                )
             if ranked is None:
-                kind = context.answer_kind if len(parts) == 1 else answer_kind(part)
-                missing_kind.append(f"'{part}' asks for {kind}; no admitted sentence has one")
-                composition.uncovered.append(part)
+                kind = context.answer_kind if whole else part.kind
+                missing_kind.append(f"'{part.text}' asks for {kind}; no admitted sentence has one")
+                composition.uncovered.append(part.text)
                 continue
             items = ranked.candidates.items
             pairs = pairs or [
                 [round(items[i].cosine, 4), round(items[i].coverage, 4)]
                 for i in order[:CALIBRATION_PAIRS]
             ]
-            support.append(_support_detail(part, ranked, order, self))
-            is_owner = context.index.is_subject
-            asks_owner = owner_question(part, is_owner) if self.overview else ""
-            profile = owner_facts(ranked, context.sections, asks_owner) if asks_owner else []
-            if self.overview and not asks_owner:  # "what are your working hours?"
-                profile = keyed_facts(ranked, order, context.sections, part, is_owner)
-            if profile:  # about the owner: the profile facts that say it, and nothing else
-                judged.append(f"'{part}': asks about the owner; the profile says it")
-                items = ranked.candidates.items
-                new = [i for i in profile if items[i].text not in said]  # an earlier part's?
-                facts = [Passage(items[i].section_position, (items[i].text,)) for i in new]
-                composition.passages.extend(merge(facts))
-                said.update(items[i].text for i in new)
+            support.append(_support_detail(part.text, ranked, order, self))
+            proposal = self.propose(context, part, ranked, order, said, whole, judged)
+            if proposal is None or proposal.planned is not None:
+                if proposal is not None and proposal.planned is not None:
+                    planned.append(proposal.planned)
+                composition.uncovered.append(part.text)
                 continue
-            topic = overview_topic(part) if self.overview and len(parts) == 1 else ""
-            lead = overview_lead(ranked, context.sections, topic) if topic else None
-            if lead is not None:  # a question about a whole page: its summary leads
-                ranked = lead_with(ranked, lead)
-                judged.append(f"'{part}': asks about a page the context holds")
-            elif not self.judged_answerable(context, part, ranked, judged):
-                composition.uncovered.append(part)
-                continue
-            elif only_planned(part, ranked.candidates.items[ranked.eligible[0]].text):
-                # "What did the network look like after the update?" led by "I can't wait to
-                # update it when...": the site says it is to come, not what came of it
-                planned.append(ranked.candidates.items[ranked.eligible[0]])
-                composition.uncovered.append(part)
-                continue
-            # a question of several parts gets one sentence per part; a single one, followers
-            room = self.max_sentences - 1 if len(parts) == 1 else 0
-            chosen = passages_for(
-                ranked, context.sections, part, self.follower, room, keep_lead=lead is not None
+            proposals.append(proposal)
+            composition.passages.extend(proposal.passages)
+            said.update(
+                s for passage in proposal.passages for s in shown(passage, context.sections)
             )
-            composition.passages.extend(chosen)
-            said.update(s for passage in chosen for s in shown(passage, context.sections))
 
-        if context.answer_kind or any(answer_kind(p) for p in parts):
+        if context.answer_kind or any(part.kind for part in reading.parts):
             detail = "; ".join(missing_kind) or "every part that asks for a kind of answer has one"
             answered = bool(composition.passages)
             checks.append(Check("answer_kind", not missing_kind or answered, detail))
             if len(missing_kind) == len(parts):
-                return self._refuse("answer_kind", checks)
+                return pointed(context, self.name, checks, lines=lines)
         checks.append(Check("support", bool(judged), "; ".join(support), {"pairs": pairs}))
         if not judged:
-            return self._refuse("low_support", checks)
+            return pointed(context, self.name, checks, lines=lines)
         found = bool(composition.passages)
         detail = (
             f"probability that the site answers {'; '.join(judged)}; "
@@ -176,9 +197,106 @@ class ExtractiveGenerator(Generator):
         if not found and planned:
             return self._only_planned(planned[0], context.sections, checks)
         if not found:
-            return self._refuse("unanswerable", checks)
+            return pointed(context, self.name, checks, lines=lines)
+        decision = answer_features(proposals, len(parts))
+        unsure = self.unsure(proposals, reading.parts, composition)
+        detail = unsure or "every part answered surely"
+        checks.append(Check("direct", not unsure, detail, {"features": decision}))
+        if unsure:
+            lead = proposals[0].lead
+            first = {lead.section_position: lead.text}
+            return pointed(context, self.name, checks, lines={**lines, **first}, first=first)
         text, cited = render(composition, context.sections)
-        return Draft(text, cited, False, self.name, checks=tuple(checks))
+        quotes = tuple(_quoted(composition, position) for position in cited)
+        return Draft(text, cited, False, self.name, checks=tuple(checks), quotes=quotes)
+
+    def propose(
+        self,
+        context: Context,
+        part: Part,
+        ranked: Ranked,
+        order: list[int],
+        said: set[str],
+        whole: bool,
+        judged: list[str],
+    ) -> Proposal | None:
+        """The first strategy's answer to one part, in the order of STRATEGIES: the owner's
+        profile facts that say it, the summary of the page it asks about, the ranked
+        sentences that answer it. None when no strategy answers (the reason in `judged`)."""
+        facts = self.from_profile(context, part, ranked, order)
+        if facts:  # about the owner: the profile facts that say it, and nothing else
+            judged.append(f"'{part.text}': asks about the owner; the profile says it")
+            items = ranked.candidates.items
+            new = [i for i in facts if items[i].text not in said]  # an earlier part's?
+            shown_facts = [Passage(items[i].section_position, (items[i].text,)) for i in new]
+            features = decision_features(ranked, facts[0], part, "profile", 1.0)
+            return Proposal(
+                "profile", part.text, merge(shown_facts), items[facts[0]], features=features
+            )
+        lead = self.from_overview(context, part, ranked, whole)
+        probability = 1.0
+        if lead is not None:  # a question about a whole page: its summary leads
+            ranked = lead_with(ranked, lead)
+            judged.append(f"'{part.text}': asks about a page the context holds")
+        else:
+            judgement = self.judged_answerable(context, part.text, ranked, judged)
+            if judgement is None:
+                return None
+            probability = judgement
+        lead_item = ranked.candidates.items[ranked.eligible[0]]
+        if lead is None and only_planned(part.text, lead_item.text):
+            # "What did the network look like after the update?" led by "I can't wait to
+            # update it when...": the site says it is to come, not what came of it
+            return Proposal("ranked", part.text, [], lead_item, planned=lead_item)
+        # a question of several parts gets one sentence per part; a single one, followers
+        room = self.max_sentences - 1 if whole else 0
+        chosen = passages_for(
+            ranked, context.sections, part.text, self.follower, room, keep_lead=lead is not None
+        )
+        strategy = "overview" if lead is not None else "ranked"
+        features = decision_features(ranked, ranked.eligible[0], part, strategy, probability)
+        return Proposal(strategy, part.text, chosen, lead_item, features=features)
+
+    def unsure(
+        self, proposals: list[Proposal], parts: Sequence[Part], composition: Composition
+    ) -> str:
+        """Why the answer is not given directly ("" when it is): with `direct_answers` "sure",
+        every part must be answered, each by a SURE strategy, or by ranked sentences holding
+        the kind of thing it asks for (a date for "when", a number for "how many", an amount
+        for "how much"). Which sentence answers an untyped question ("why", "how", "what
+        does he think of") cannot be told from one that is only about it: across six real
+        sites, such answers were right about a third of the time, whatever the model's
+        probability; typed ones nine times in ten."""
+        if self.direct_answers == "any":
+            return ""
+        if composition.uncovered:
+            return f"{len(composition.uncovered)} of {len(parts)} part(s) not answered"
+        kinds = {part.text: part.kind for part in parts}
+        for proposal in proposals:
+            if proposal.strategy in SURE or kinds.get(proposal.part):
+                continue
+            return f"'{proposal.part}' asks for no kind of thing an answer must hold"
+        return ""
+
+    def from_profile(
+        self, context: Context, part: Part, ranked: Ranked, order: list[int]
+    ) -> list[int]:
+        """Strategy 1: the owner's profile facts that answer a question about the owner (who,
+        what they do, where, whether free, how to reach them) or name a key of the profile."""
+        if not self.overview:
+            return []
+        if part.owner:
+            return owner_facts(ranked, context.sections, part.owner)
+        is_owner = context.index.is_subject
+        return keyed_facts(ranked, order, context.sections, part.text, is_owner)
+
+    def from_overview(
+        self, context: Context, part: Part, ranked: Ranked, whole: bool
+    ) -> int | None:
+        """Strategy 2: a question about a whole page is led by the page's summary."""
+        if not (self.overview and whole and part.topic):
+            return None
+        return overview_lead(ranked, context.sections, part.topic)
 
     def rank_part(
         self,
@@ -216,17 +334,20 @@ class ExtractiveGenerator(Generator):
 
     def judged_answerable(
         self, context: Context, part: str, ranked: Ranked, judged: list[str]
-    ) -> bool:
+    ) -> float | None:
         """Whether the part may be answered: some candidate may answer it and the
         answerability model gives it at least the threshold (its judgement goes to `judged`).
         The model was fitted on questions that stand alone; a follow-up's own words ("What
         does that company sell?") point at the pages the previous answer cited, which the
-        pipeline has already confined it to, so it is not asked there."""
+        pipeline has already confined it to, so it is not asked there. Returns the probability
+        when the part may be answered, else None."""
         if not ranked.eligible:
-            return False
+            return None
         probability = self.answerable(ranked)
         judged.append(f"'{part}': {probability:.2f}")
-        return probability >= self.answerable_threshold or bool(context.followup)
+        if probability >= self.answerable_threshold or context.followup:
+            return probability
+        return None
 
     def answerable(self, ranked: Ranked) -> float:
         """The probability that the site answers the part, from its ranked candidates."""
@@ -285,18 +406,12 @@ def part_vectors(context: Context, parts: list[str]) -> list[np.ndarray]:
     return [known[part] for part in parts]
 
 
-def unknown_names(context: Context) -> list[str]:
-    """Proper names of the question that the site never uses and that are not the owner's."""
+def unknown_names(context: Context, reading: Reading) -> list[str]:
+    """Proper names of the question that the site never uses and that are not the owner's
+    ("we're in New York": the visitor's names, not the site's, are left aside)."""
     index = context.index
     unknown = []
-    # "we're in New York": the visitor's names, not the site's, unless what is asked names
-    # them too ("I'm a recruiter at Acme. Did Jake work at Acme?")
-    said = about_the_visitor(context.question, index.is_subject)
-    asked = context.question.replace(said, " ") if said else context.question
-    visitor = set(proper_names(said)) - set(proper_names(asked))
-    for name in proper_names(context.question):
-        if name in visitor:
-            continue
+    for name in reading.names:
         lowered = name.lower()
         parts = [p for p in re.split(r"[.\-_+#/]", lowered) if p]
         if lowered in index.terms or index.is_subject(lowered):
@@ -351,3 +466,49 @@ def _support_detail(
         f"{top.coverage:.2f}; thresholds {generator.sentence_threshold:.3f} and "
         f"{generator.coverage_threshold:.2f}; {len(ranked.eligible)} sentence(s) clear both"
     )
+
+
+def _quoted(composition: Composition, position: int) -> tuple[str, ...]:
+    """What the answer quotes of the section at `position`: its passages' sentences."""
+    return tuple(
+        sentence
+        for passage in composition.passages
+        if passage.section_position == position
+        for sentence in (*passage.sentences, *passage.listed)
+    )
+
+
+def decision_features(
+    ranked: Ranked, lead: int, part: Part, strategy: str, probability: float
+) -> dict[str, float]:
+    """What the decision to answer directly reads of one part's answer: its strategy, the
+    answerability model's probability, and how its lead sentence stands among the candidates
+    (its ranker score and margin, its closeness, whether it holds what is asked for, and how
+    high its section was retrieved)."""
+    found = ranked.candidates
+    eligible = list(ranked.eligible)
+    others = [i for i in eligible if i != lead]
+    score = float(ranked.scores[lead])
+    return {
+        "profile": float(strategy == "profile"),
+        "overview": float(strategy == "overview"),
+        "answerable": probability,
+        "lead_score": score,
+        "margin": score - float(ranked.scores[others[0]]) if others else 1.0,
+        "lead_cosine": float(found.column("cosine")[lead]),
+        "lead_coverage": float(found.column("coverage")[lead]),
+        "lead_expected": float(expected_column(found)[lead]),
+        "asks_kind": float(bool(part.kind)),
+        "section_rank": 1.0 / (1.0 + found.items[lead].section_position),
+        "why_how": float(question_type(part.text) in ("why", "how")),
+    }
+
+
+def answer_features(proposals: Sequence[Proposal], parts: int) -> dict[str, float]:
+    """The decision features of a whole answer: its weakest part's, and how many of the
+    question's parts it answers."""
+    answered = [p for p in proposals if p.features]
+    if not answered:
+        return {}
+    weakest = min(answered, key=lambda p: p.features["answerable"])
+    return {**weakest.features, "parts_answered": len(answered) / max(parts, 1)}

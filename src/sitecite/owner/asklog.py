@@ -69,7 +69,7 @@ class Outcome:
     """What one answer said, as the log keeps it (shared by every serving of it)."""
 
     question: str  # redacted
-    outcome: str  # "answered" or "refused"
+    outcome: str  # "answered", "pointed" or "refused" (types.Outcome)
     reason: str = ""  # why it was refused
     best_score: float | None = None
     cited: tuple[str, ...] = ()
@@ -102,7 +102,7 @@ class AskRecord:
     id: str
     at: datetime
     question: str
-    outcome: str  # "answered" or "refused"
+    outcome: str  # "answered", "pointed" or "refused" (types.Outcome)
     reason: str = ""
     best_score: float | None = None
     cited: tuple[str, ...] = ()

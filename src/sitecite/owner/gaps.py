@@ -88,6 +88,7 @@ class DayCount:
     asked: int
     answered: int
     refused: int
+    pointed: int = 0  # no direct answer: the closest sections were given
 
     @property
     def answer_rate(self) -> float:
@@ -109,6 +110,7 @@ class GapsReport:
     feedback: dict[str, int]  # "up", "down", and "down:<reason>"
     recent_feedback: tuple[LoggedAsk, ...]
     recent: tuple[LoggedAsk, ...] = ()  # the latest questions, newest first
+    pointed: int = 0  # no direct answer: the closest sections were given
     visitors: int | None = None  # distinct daily visitor hashes, summed over days
     followups: int = 0
     tokens: dict[str, int] = field(default_factory=dict)
@@ -119,12 +121,19 @@ class GapsReport:
             "until": self.until.isoformat(timespec="seconds"),
             "asked": self.asked,
             "answered": self.answered,
+            "pointed": self.pointed,
             "refused": self.refused,
             "followups": self.followups,
             "visitors": self.visitors,
             "tokens": self.tokens,
             "days": [
-                {"day": d.day, "asked": d.asked, "answered": d.answered, "refused": d.refused}
+                {
+                    "day": d.day,
+                    "asked": d.asked,
+                    "answered": d.answered,
+                    "pointed": d.pointed,
+                    "refused": d.refused,
+                }
                 for d in self.days
             ],
             "gaps": [group.to_json() for group in self.groups],
@@ -209,7 +218,7 @@ def gaps_report(
     missing = [
         a
         for a in asks
-        if (a.outcome == "refused" and a.reason not in NOT_GAPS) or a.rating == "down"
+        if (a.outcome in ("refused", "pointed") and a.reason not in NOT_GAPS) or a.rating == "down"
     ]
     cited = Counter(
         page for a in answered for page in dict.fromkeys(c.split("#", 1)[0] for c in a.cited)
@@ -222,7 +231,8 @@ def gaps_report(
         until=until,
         asked=len(asks),
         answered=len(answered),
-        refused=len(asks) - len(answered),
+        refused=sum(a.outcome not in ("answered", "pointed") for a in asks),
+        pointed=sum(a.outcome == "pointed" for a in asks),
         days=_days(asks),
         groups=tuple(group_gaps(missing, index, embedder, store)),
         top_cited=tuple(cited.most_common(10)),
@@ -347,10 +357,11 @@ def _unit(vector: np.ndarray) -> np.ndarray:
 
 def _days(asks: Sequence[LoggedAsk]) -> tuple[DayCount, ...]:
     per_day: dict[str, list[int]] = {}
+    order = {"answered": 0, "pointed": 1}  # anything else was refused
     for ask in asks:
-        counts = per_day.setdefault(ask.at[:10], [0, 0])
-        counts[0 if ask.outcome == "answered" else 1] += 1
-    return tuple(DayCount(day, a + r, a, r) for day, (a, r) in sorted(per_day.items()))
+        counts = per_day.setdefault(ask.at[:10], [0, 0, 0])
+        counts[order.get(ask.outcome, 2)] += 1
+    return tuple(DayCount(day, a + p + r, a, r, p) for day, (a, p, r) in sorted(per_day.items()))
 
 
 def _visitors(asks: Sequence[LoggedAsk]) -> int | None:

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from sitecite.eval.charts import GREEN, ORANGE, label, svg, tag, title
-from sitecite.eval.html import CSS, el, header, href, num, pct, row
+from sitecite.eval.charts import BLUE, GREEN, ORANGE, label, svg, tag, title
+from sitecite.eval.html import el, header, href, num, pct, row, standalone
 from sitecite.owner.gaps import DayCount, GapGroup, GapsReport
 
 REASON_LABELS = {
@@ -44,12 +44,7 @@ def traffic_page(report: GapsReport, budget: dict[str, Any] | None = None, note:
     """A whole lab page holding only the visitors' section (and a note, e.g. no run yet)."""
     body = el("h1", "Lab") + (el("p", note, class_="meta") if note else "")
     body += traffic_section(report, budget)
-    return (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width,initial-scale=1">'
-        f"<title>sitecite lab · visitors</title><style>{CSS}</style></head>"
-        f"<body><main>{body}</main></body></html>\n"
-    )
+    return standalone("sitecite lab · visitors", body)
 
 
 def insert_section(page: str, section: str) -> str:
@@ -85,6 +80,11 @@ def _cards(report: GapsReport, budget: dict[str, Any] | None) -> str:
             f"{report.answered} of {asked}",
         ),
         _card(
+            "pointed",
+            pct(report.pointed / asked) if asked else "–",
+            f"{report.pointed} of {asked}: the closest sections, no direct answer",
+        ),
+        _card(
             "refused",
             pct(report.refused / asked) if asked else "–",
             f"{report.refused} of {asked}",
@@ -118,7 +118,8 @@ def _reasons(feedback: dict[str, int]) -> str:
 
 
 def daily_chart(days: Sequence[DayCount], width: int = 860, height: int = 220) -> str:
-    """Answered and refused questions per day as stacked bars, the answer rate as a line."""
+    """Answered, pointed and refused questions per day as stacked bars, the answer rate as a
+    line."""
     left, right, top, bottom = 44, 44, 16, 40
     plot_w, plot_h = width - left - right, height - top - bottom
     peak = max(d.asked for d in days) or 1
@@ -136,34 +137,35 @@ def daily_chart(days: Sequence[DayCount], width: int = 860, height: int = 220) -
     body += label(width - right + 6, top + 4, "100%", anchor="start")
     points = []
     for i, day in enumerate(days):
-        answered_top = y(day.answered)
-        info = f"{day.day}: {day.asked} asked, {day.answered} answered, {day.refused} refused"
-        body += tag(
-            "rect",
-            title(info),
-            x=x(i) - bar / 2,
-            y=answered_top,
-            width=bar,
-            height=top + plot_h - answered_top,
-            fill=GREEN,
+        info = (
+            f"{day.day}: {day.asked} asked, {day.answered} answered, {day.pointed} pointed, "
+            f"{day.refused} refused"
         )
-        body += tag(
-            "rect",
-            title(info),
-            x=x(i) - bar / 2,
-            y=y(day.asked),
-            width=bar,
-            height=answered_top - y(day.asked),
-            fill=ORANGE,
-        )
+        base = 0
+        for count, colour in ((day.answered, GREEN), (day.pointed, BLUE), (day.refused, ORANGE)):
+            if count:
+                body += tag(
+                    "rect",
+                    title(info),
+                    x=x(i) - bar / 2,
+                    y=y(base + count),
+                    width=bar,
+                    height=y(base) - y(base + count),
+                    fill=colour,
+                )
+            base += count
         points.append(f"{x(i):.1f},{top + plot_h * (1 - day.answer_rate):.1f}")
         if len(days) <= 14 or i % max(1, len(days) // 10) == 0:
             body += label(x(i), height - bottom + 16, day.day[5:])
     if len(points) > 1:
         body += tag("polyline", points=" ".join(points), fill="none", stroke="#111827")
-    for position, (colour, name) in enumerate(
-        ((GREEN, "answered"), (ORANGE, "refused"), ("#111827", "answer rate (right axis)"))
-    ):
+    legend = (
+        (GREEN, "answered"),
+        (BLUE, "pointed"),
+        (ORANGE, "refused"),
+        ("#111827", "answer rate (right axis)"),
+    )
+    for position, (colour, name) in enumerate(legend):
         body += tag(
             "rect", x=left + 110 * position, y=height - 14, width=10, height=10, fill=colour
         )
@@ -212,11 +214,12 @@ def _recent(report: GapsReport) -> str:
         question = escape(ask.question)
         if ask.resolved:
             question += el("div", f"follow-up, read as: {escape(ask.resolved)}", class_="meta")
-        outcome = (
-            el("span", "answered", class_="pass")
-            if ask.outcome == "answered"
-            else el("span", f"refused ({escape(ask.reason)})", class_="warn")
-        )
+        if ask.outcome == "answered":
+            outcome = el("span", "answered", class_="pass")
+        elif ask.outcome == "pointed":
+            outcome = el("span", "pointed: closest sections", class_="pointed")
+        else:
+            outcome = el("span", f"refused ({escape(ask.reason)})", class_="warn")
         cited = ", ".join(el("code", escape(c)) for c in ask.cited[:3])
         rows.append(
             row(

@@ -41,7 +41,7 @@ def outcome_of(question: str, body: bytes, cache: str) -> Outcome:
     resolved = str(data.get("resolved_question") or "")
     return Outcome(
         question=redact(question),
-        outcome="refused" if refused else "answered",
+        outcome=str(data.get("outcome") or ("refused" if refused else "answered")),
         reason=str(data.get("refusal_reason") or "") if refused else "",
         best_score=max(known) if known else None,
         cited=tuple(str(c.get("id", "")) for c in data.get("citations") or []),
@@ -109,6 +109,11 @@ class LogWriter:
         """Queue one served answer; `body` is its JSON as it was cached (without the id).
         `client`, the address, stays in memory: the writer turns it into the visitor hash."""
         self._append(("ask", answer_id, time.time(), question, body, cache, latency_ms, client))
+
+    @property
+    def queued(self) -> int:
+        """How many answers and feedbacks were queued since the server started."""
+        return self._queued
 
     def record_feedback(self, feedback: Feedback) -> None:
         self._append(("feedback", feedback))

@@ -128,6 +128,8 @@ class OwnerLoop:
             return None
         stamp, key, report = self._traffic
         fresh = time.monotonic() - stamp < TRAFFIC_EVERY_SECONDS
+        if report is not None and not report.asked and self.log.queued:
+            fresh = False  # the first questions show at once, not 30 s later
         if report is not None and key == engine.index.id and fresh:
             return report
         loop = asyncio.get_running_loop()
