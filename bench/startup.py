@@ -6,7 +6,10 @@ Measured in one run, interleaved, so a busy machine slows every column alike:
 - `sitecite ask` cold (a new process each time; the OS file cache is warm): wall time and
   peak resident memory (the child's own ru_maxrss);
 - `sitecite serve`: seconds until it listens and resident memory then, and after answering
-  `--questions` distinct questions (none from the cache) over HTTP on 127.0.0.1.
+  `--questions` distinct questions (none from the cache) over HTTP on 127.0.0.1 (`--questions 0`
+  leaves the server out);
+- what one `sitecite ask` imports (`python -X importtime`): the heavy modules it should never
+  load (onnx, torch, transformers, sentence-transformers) and the packages that cost most.
 
 `--compare DIR` measures another checkout's `src/` beside this one (e.g. the code before a
 change: `git archive COMMIT src | tar -x -C /tmp/before`), so before and after share a run.
@@ -43,6 +46,8 @@ from bench._server import (
 
 QUESTION = "Which city and country is she based in?"
 BASELINE = ["-c", "import numpy, onnxruntime"]
+NEVER_IMPORTED = ("onnx", "ml_dtypes", "torch", "transformers", "sentence_transformers")
+TOP_PACKAGES = 8
 
 
 def timed_child(arguments: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -86,6 +91,31 @@ def cold_starts(
     return {name: summary(values) for name, values in samples.items()}
 
 
+def ask_imports(src: Path | None, index: Path) -> dict[str, Any]:
+    """What one cold `sitecite ask` imports: the never-imported modules it did import, and the
+    top-level packages by cumulative import time (one run: a profile, not a timing)."""
+    ask = ["-X", "importtime", "-m", "sitecite.cli", "ask", QUESTION, "--index", str(index)]
+    run = subprocess.run(
+        [sys.executable, *ask], env=environment(src), capture_output=True, text=True, check=True
+    )
+    packages: dict[str, float] = {}
+    imported = set()
+    for line in run.stderr.splitlines():
+        if not line.startswith("import time:") or "cumulative" in line:
+            continue
+        _, cumulative, name = line.split("|")
+        imported.add(name.strip())
+        if not name.startswith("  "):  # imported by the program, not by another module
+            top = name.strip().split(".")[0]
+            packages[top] = packages.get(top, 0.0) + int(cumulative) / 1000
+    slowest = sorted(packages.items(), key=lambda item: -item[1])[:TOP_PACKAGES]
+    return {
+        "heavy": sorted(m for m in NEVER_IMPORTED if m in imported),
+        "modules": len(imported),
+        "slowest_ms": {name: round(ms, 1) for name, ms in slowest},
+    }
+
+
 def serve_figures(src: Path | None, index: Path, questions: list[str]) -> dict[str, Any]:
     """Seconds to listen, RSS when listening, and RSS after answering every question."""
     with running_server(index, workers=2, rate_limit=0, env=environment(src)) as server:
@@ -122,11 +152,17 @@ def table(results: dict[str, Any]) -> str:
         lines.append(
             f"{name:<34}{row['seconds_median']:>16.2f}{ratio:>9.1f}{row['peak_rss_mb_median']:>13.0f}"
         )
-    lines.append("")
-    lines.append(
-        f"{'sitecite serve':<34}{'ready s':>9}{'RSS ready':>11}{'RSS after':>11}"
-        f"{'peak':>7}{'q/s':>7}"
-    )
+    for label, row in results["imports"].items():
+        heavy = ", ".join(row["heavy"]) or "none"
+        slowest = ", ".join(f"{name} {ms:.0f}" for name, ms in row["slowest_ms"].items())
+        lines.append(f"ask[{label}] imports {row['modules']} modules; heavy: {heavy}")
+        lines.append(f"  slowest packages (ms, one run): {slowest}")
+    if results["serve"]:
+        lines.append("")
+        lines.append(
+            f"{'sitecite serve':<34}{'ready s':>9}{'RSS ready':>11}{'RSS after':>11}"
+            f"{'peak':>7}{'q/s':>7}"
+        )
     for label, row in results["serve"].items():
         lines.append(
             f"{label:<34}{row['ready_seconds']:>9.1f}{row['rss_mb_ready']:>11.0f}"
@@ -161,9 +197,10 @@ def main() -> int:
         "load_average": {"before": load_average()},
     }
     results["cold"] = cold_starts(sources, index, args.repeat)
-    questions = distinct_questions(args.questions)
+    results["imports"] = {label: ask_imports(src, index) for label, src in sources.items()}
+    questions = distinct_questions(args.questions) if args.questions else []
     results["serve"] = {}
-    for label, src in sources.items():
+    for label, src in sources.items() if questions else ():
         print(f"serve [{label}]: {len(questions)} questions ...", file=sys.stderr)
         results["serve"][label] = serve_figures(src, index, questions)
     results["load_average"]["after"] = load_average()

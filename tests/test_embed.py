@@ -5,11 +5,14 @@ server on 127.0.0.1."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,9 @@ import pytest
 from conftest import EXAMPLE_SITE
 
 from sitecite.embed import Embedder, HashEmbedder, get_embedder
+from sitecite.embed.bert_graph import BertConfig
+from sitecite.embed.bundled import bundled_minilm_path
+from sitecite.embed.graphs import SHIPPED_PREFIX, build_graph, graph_bytes, graph_key
 from sitecite.embed.local import SentenceTransformerEmbedder
 from sitecite.embed.onnx import OnnxEmbedder
 from sitecite.embed.openai import OpenAIEmbedder
@@ -47,16 +53,75 @@ def test_onnx_rows_come_back_in_the_order_given(embedder: Embedder) -> None:
     assert np.allclose(together, one_by_one, atol=1e-5)
 
 
-def test_answering_never_imports_torch(example_index: Path) -> None:
-    code = (
-        "import sys\n"
-        "from sitecite.cli import main\n"
-        f"main(['ask', 'Which city is she based in?', '--index', {str(example_index)!r}])\n"
-        "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers') "
-        "if m in sys.modules))"
+HEAVY = ("torch", "transformers", "sentence_transformers", "onnx", "ml_dtypes")
+
+
+def _heavy_imports(code: str, tmp_path: Path) -> list[str]:
+    """The heavy modules a fresh interpreter has imported after running `code`, with an empty
+    graph cache (so only the graph shipped in the package can spare it onnx)."""
+    code += f"\nimport json, sys\nprint(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
+    env = {**os.environ, "SITECITE_CACHE_DIR": str(tmp_path / "cache")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip().splitlines()[-1] == "[]"
+    return list(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_answering_imports_neither_torch_nor_onnx(example_index: Path, tmp_path: Path) -> None:
+    code = (
+        "from sitecite.cli import main\n"
+        f"main(['ask', 'Which city is she based in?', '--index', {str(example_index)!r}])"
+    )
+    assert _heavy_imports(code, tmp_path) == []
+
+
+def test_serving_imports_neither_torch_nor_onnx(example_index: Path, tmp_path: Path) -> None:
+    code = (
+        "import httpx\n"
+        "from sitecite.config import load_settings\n"
+        "from sitecite.serve.server import serve_in_thread\n"
+        "settings = load_settings({'serve.log': ''}, config_file=None, environ={})\n"
+        f"with serve_in_thread({str(example_index)!r}, settings) as url:\n"
+        "    ask = httpx.post(url + '/api/ask', json={'question': 'Where is she based?'})\n"
+        "    assert ask.status_code == 200, ask.text"
+    )
+    assert _heavy_imports(code, tmp_path) == []
+
+
+def test_the_default_models_graph_ships_in_the_package() -> None:
+    """The shipped graph is what bert_graph.py builds today (`python -m training.bundled_graph
+    --write` after changing either)."""
+    pytest.importorskip("onnx", reason="building the graph needs the onnx extra")
+    model_dir = bundled_minilm_path()
+    config = BertConfig.read(model_dir)
+    shipped = resources.files("sitecite").joinpath(
+        f"data/{SHIPPED_PREFIX}{graph_key(model_dir, config)}.onnx"
+    )
+    assert shipped.is_file(), "stale: run python -m training.bundled_graph --write"
+    assert shipped.read_bytes() == build_graph(model_dir, config)
+
+
+def test_another_models_graph_is_built_once_then_read_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("onnx", reason="building the graph needs the onnx extra")
+    bundled = bundled_minilm_path()
+    model_dir = tmp_path / "other-bert"
+    shutil.copytree(bundled, model_dir)  # copies: onnx refuses weights with several hard links
+    config_file = model_dir / "config.json"
+    changed = {**json.loads(config_file.read_text()), "layer_norm_eps": 1e-11}
+    config_file.write_text(json.dumps(changed))  # another model: another key, no shipped graph
+    monkeypatch.setenv("SITECITE_CACHE_DIR", str(tmp_path / "cache"))
+    config = BertConfig.read(model_dir)
+    cached = tmp_path / "cache" / "onnx" / f"{graph_key(model_dir, config)}.onnx"
+    assert not cached.exists()
+    built = graph_bytes(model_dir, config)
+    assert cached.read_bytes() == built
+    written = cached.stat().st_mtime_ns
+    assert graph_bytes(model_dir, config) == built
+    assert cached.stat().st_mtime_ns == written  # read, not built again (a build rewrites it)
+    vectors = OnnxEmbedder(model_dir, "other-bert").embed(["Lisbon", "a café in Lisbon"])
+    assert vectors.shape == (2, 384) and float(vectors[0] @ vectors[1]) > 0.3
 
 
 def test_hash_embedder_is_deterministic_and_unit_length() -> None:

@@ -23,7 +23,10 @@ DEFAULT_EMBEDDER = "sentence-transformers/all-MiniLM-L6-v2"
 CONFIG_FILE = "sitecite.toml"
 ENV_PREFIX = "SITECITE_"
 # SITECITE_* variables that are not settings, and keys that were renamed.
-OTHER_VARIABLES = {"SITECITE_PROGRESS": "show progress bars even when stderr is not a terminal"}
+OTHER_VARIABLES = {
+    "SITECITE_PROGRESS": "show progress bars even when stderr is not a terminal",
+    "SITECITE_CACHE_DIR": "where a model's graph built at its first use is kept (embed/graphs.py)",
+}
 RENAMED = {"serve.torch_threads": "torch_threads"}
 REMOVED = {"index.sentence_vectors": "sentence vectors are always stored (verification needs them)"}
 

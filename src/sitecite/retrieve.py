@@ -168,7 +168,9 @@ def fuse(cosine: np.ndarray, bm25: np.ndarray, settings: RetrieveSettings) -> np
     dense_top = dense_top[np.isfinite(cosine[dense_top])]  # approximate search scores only some
     bm25_top = top_k(bm25, depth)
     bm25_top = bm25_top[bm25[bm25_top] > 0]
-    candidates = np.union1d(dense_top, bm25_top)
+    in_either = np.zeros(n, dtype=bool)
+    in_either[dense_top] = in_either[bm25_top] = True
+    candidates = np.flatnonzero(in_either)  # sorted, as np.union1d's, without importing numpy.ma
     fused = np.full(n, -np.inf)
     if settings.fusion == "rrf":
         fused[candidates] = 0.0

@@ -1,7 +1,8 @@
 """Sentence-transformers BERT models on onnxruntime, with no torch: the default embedder.
 
-The graph comes from bert_graph.py (built in milliseconds from the model's own files, weights
-read in place from `model.safetensors`), the word pieces from the `tokenizers` library reading
+The graph comes from bert_graph.py (built from the model's own files, weights read in place
+from `model.safetensors`), built once and kept (graphs.py) so that a start reads it with
+onnxruntime alone; the word pieces come from the `tokenizers` library reading
 `tokenizer.json`. The vectors are sentence-transformers' (tests/test_embed.py checks cosine
 >= 0.9999 against the reference on torch). One short question on one thread: 3.2 ms in the
 model against 3.4 ms for the graph torch.onnx.export made of the same weights.
@@ -18,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from sitecite.embed.base import Embedder, normalise
-from sitecite.embed.bert_graph import BertConfig, build_model
+from sitecite.embed.bert_graph import BertConfig
+from sitecite.embed.graphs import graph_bytes
 from sitecite.errors import EmbedError
 
 log = logging.getLogger("sitecite.embed")
@@ -136,7 +138,7 @@ def _session(model_dir: Path, config: BertConfig, threads: int) -> Any:
     import onnxruntime
 
     options = session_options(model_dir, threads)
-    model = build_model(model_dir, config).SerializeToString()
+    model = graph_bytes(model_dir, config)
     try:
         return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # noqa: BLE001 - onnxruntime's errors have no common base

@@ -242,7 +242,7 @@ class QuestionLog:
 
         Rows go in as multi-row INSERTs of up to 256 rows: executemany releases and retakes
         the GIL for every row, and on a busy server that tug of war with the event loop cost
-        a third of the cached-answer throughput (bench/load.py --log-cost)."""
+        a third of the cached-answer throughput (`python -m bench.load --log-cost`)."""
         with self._transaction():
             start = 0
             for size in _chunk_sizes(len(rows)):
