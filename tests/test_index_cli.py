@@ -74,3 +74,14 @@ def test_a_bad_route_rule_fails_before_anything_is_read(tmp_path: Path) -> None:
         run.stderr
     )
     assert not (tmp_path / "index").exists()
+
+
+def test_the_manifest_records_the_owner_ingestion_found(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    (site / "authors").mkdir(parents=True)
+    (site / "authors" / "default.md").write_text("---\nname: Ada Quill\n---\n\nHello there.\n")
+    (site / "about.md").write_text("# About\n\n## Work\n\nI build bridges in Porto.\n")
+    run = run_index(tmp_path, "--quiet")
+    assert run.returncode == 0, run.stderr
+    manifest = json.loads((tmp_path / "index" / "manifest.json").read_text())
+    assert manifest["identity"]["owner"] == "Ada Quill"

@@ -138,6 +138,7 @@ def _index_folder(
             "base_url": options.base_url,
             "route": options.route,
             "routes": list(options.routes),
+            "identity": ingested.identity.to_json(),
         },
     )
     return IndexRun(
