@@ -1,0 +1,20 @@
+"""`sitecite questions`: write the question set that tries to break a site.
+
+generate.py     generate_questions: ask the writers, check, de-duplicate, pick by seed
+answerable.py   answerable questions from the site's sections (offline)
+bait.py         bait the site does not answer: neighbours, false premises, missing
+                details, private matters (offline)
+neighbours.py   the curated categories table and the embedding model's nearest neighbour
+adversarial.py  attacks about the owner, of the kinds in public injection sets
+check.py        is a bait question answered after all; do two questions ask the same
+llm.py          the LLM writer (`--llm`), checked the same way
+site.py         the owner and the site's text as the writers read them
+model.py        Candidate, Dropped and GeneratedSet (question-set JSON, printed report)
+"""
+
+from __future__ import annotations
+
+from sitecite.questions.generate import OfflineWriter, Plan, generate_questions
+from sitecite.questions.model import Candidate, Dropped, GeneratedSet
+
+__all__ = ["Candidate", "Dropped", "GeneratedSet", "OfflineWriter", "Plan", "generate_questions"]
