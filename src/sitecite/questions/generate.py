@@ -76,9 +76,11 @@ class Reading:
 
 
 class Writer(Protocol):
-    """Writes candidates for each group; `generate_questions` checks and picks among them."""
+    """Writes candidates for each group; `generate_questions` checks and picks among them.
+    `problems` holds what the writer itself could not use (a malformed reply)."""
 
     name: str
+    problems: list[Dropped]
 
     def answerable(self, reading: Reading, count: int) -> list[Candidate]: ...
 
@@ -91,6 +93,9 @@ class OfflineWriter:
     """Writes from the index alone: templates over what the site's sections say."""
 
     name = "offline"
+
+    def __init__(self) -> None:
+        self.problems: list[Dropped] = []
 
     def answerable(self, reading: Reading, count: int) -> list[Candidate]:
         site, owner, known = reading.site, reading.owner, reading.known
@@ -147,7 +152,7 @@ def generate_questions(
             "you rely on them."
         ),
         questions=picker.kept,
-        dropped=picker.dropped,
+        dropped=[*writer.problems, *picker.dropped],
         asked={"answerable": plan.answerable, "bait": plan.bait, "adversarial": plan.adversarial},
         writer=writer.name,
     )
