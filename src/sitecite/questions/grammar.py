@@ -67,7 +67,7 @@ def base_form(verb: str, known: Collection[str]) -> str:
     verb = verb.lower()
     if verb in IRREGULAR:
         return IRREGULAR[verb]
-    if not verb.endswith("ed") or len(verb) < 5:
+    if not verb.endswith("ed") or len(verb) < 4:
         return ""
     if verb.endswith("ied"):
         return verb[:-3] + "y"
