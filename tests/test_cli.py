@@ -137,3 +137,6 @@ def test_demo_without_server_answers_three_questions(example_index: Path, tmp_pa
     text = out.getvalue()
     assert text.count("\nQ: ") == 3
     assert "[1]" in text and "The site doesn't say." in text
+    baited = re.search(r"baited (\d+) times, answered (\d+)", text)
+    assert baited and int(baited.group(1)) == 6
+    assert text.count("  refused   ") + text.count("  ANSWERED  ") == 6

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -224,3 +225,19 @@ def test_llm_settings_are_required_for_llm(example_index: Path, tmp_path: Path) 
     with pytest.raises(ConfigError, match="llm.base_url"):
         write_questions(example_index, tmp_path / "q.json", Plan(), settings, llm=True)
     assert not (tmp_path / "q.json").exists()
+
+
+def test_eval_runs_the_set_unchanged_and_the_lab_counts_the_bait(
+    made: GeneratedSet, example_index: Path, engine: Engine, settings: Settings, tmp_path: Path
+) -> None:
+    from sitecite.eval import evaluate, render_lab
+
+    index = tmp_path / "index"
+    shutil.copytree(example_index, index)
+    path = tmp_path / "q.json"
+    path.write_text(json.dumps(made.to_json()), encoding="utf-8")
+    report = evaluate(path, index, settings, engine=engine, judge=None)
+    baited = [q for q in report.questions if q["category"] == "abstention"]
+    answered = sum(not q["refused"] for q in baited)
+    assert report.summary["bait"] == {"asked": 12, "answered": answered}
+    assert f"Baited 12 times, answered {answered}." in render_lab(report)

@@ -6,11 +6,10 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from sitecite.questions.generate import Plan
+from sitecite.questions.model import DEFAULT_COUNTS
 
 
 def add_questions_parser(sub: Any, command: Callable[[str], Callable[..., Any]]) -> None:
-    defaults = Plan()
     parser = sub.add_parser(
         "questions",
         help="write a question set that tries to break the site (answerable, bait, attacks)",
@@ -23,20 +22,23 @@ def add_questions_parser(sub: Any, command: Callable[[str], Callable[..., Any]])
     parser.add_argument(
         "--answerable",
         type=int,
-        default=defaults.answerable,
-        help=f"answerable questions (default {defaults.answerable})",
+        default=DEFAULT_COUNTS["answerable"],
+        help=f"answerable questions (default {DEFAULT_COUNTS['answerable']})",
     )
     parser.add_argument(
-        "--bait", type=int, default=defaults.bait, help=f"bait questions (default {defaults.bait})"
+        "--bait",
+        type=int,
+        default=DEFAULT_COUNTS["bait"],
+        help=f"bait questions (default {DEFAULT_COUNTS['bait']})",
     )
     parser.add_argument(
         "--adversarial",
         type=int,
-        default=defaults.adversarial,
-        help=f"adversarial questions (default {defaults.adversarial})",
+        default=DEFAULT_COUNTS["adversarial"],
+        help=f"adversarial questions (default {DEFAULT_COUNTS['adversarial']})",
     )
     parser.add_argument(
-        "--seed", type=int, default=defaults.seed, help="picks among the candidates (default 0)"
+        "--seed", type=int, default=0, help="picks among the candidates (default 0)"
     )
     parser.add_argument(
         "--llm",
@@ -48,6 +50,7 @@ def add_questions_parser(sub: Any, command: Callable[[str], Callable[..., Any]])
     @command("questions")
     def cmd_questions(args: argparse.Namespace) -> int:
         from sitecite.config import load_settings
+        from sitecite.questions.generate import Plan
         from sitecite.questions.run import write_questions
 
         plan = Plan(args.answerable, args.bait, args.adversarial, args.seed)

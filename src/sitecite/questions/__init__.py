@@ -14,7 +14,21 @@ model.py        Candidate, Dropped and GeneratedSet (question-set JSON, printed 
 
 from __future__ import annotations
 
-from sitecite.questions.generate import OfflineWriter, Plan, generate_questions
+from typing import TYPE_CHECKING, Any
+
 from sitecite.questions.model import Candidate, Dropped, GeneratedSet
 
+if TYPE_CHECKING:
+    from sitecite.questions.generate import OfflineWriter, Plan, generate_questions
+
 __all__ = ["Candidate", "Dropped", "GeneratedSet", "OfflineWriter", "Plan", "generate_questions"]
+
+
+def __getattr__(name: str) -> Any:
+    """The generator loads numpy and the pipeline: imported when first asked for, so the CLI's
+    parser (which reads only the default counts) stays instant."""
+    if name in ("OfflineWriter", "Plan", "generate_questions"):
+        from sitecite.questions import generate
+
+        return getattr(generate, name)
+    raise AttributeError(f"module 'sitecite.questions' has no attribute {name!r}")

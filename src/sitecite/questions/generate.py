@@ -23,7 +23,7 @@ from sitecite.errors import InputError
 from sitecite.pipeline import Engine
 from sitecite.questions import adversarial, answerable, bait
 from sitecite.questions.check import answered_because, duplicates, names_on_site
-from sitecite.questions.model import Candidate, Dropped, GeneratedSet
+from sitecite.questions.model import DEFAULT_COUNTS, Candidate, Dropped, GeneratedSet
 from sitecite.questions.neighbours import Member, Named, named_members, table
 from sitecite.questions.site import Owner, SiteText
 
@@ -36,9 +36,9 @@ MAX_COUNT = 500
 class Plan:
     """How many questions of each group to write, and the seed that picks them."""
 
-    answerable: int = 20
-    bait: int = 12
-    adversarial: int = 8
+    answerable: int = DEFAULT_COUNTS["answerable"]
+    bait: int = DEFAULT_COUNTS["bait"]
+    adversarial: int = DEFAULT_COUNTS["adversarial"]
     seed: int = 0
 
     def check(self) -> None:

@@ -13,6 +13,7 @@ GROUPS = {
     "bait": ("abstention",),
     "adversarial": ("adversarial",),
 }
+DEFAULT_COUNTS = {"answerable": 20, "bait": 12, "adversarial": 8}  # 40: the set size
 ID_PREFIX = {"grounding": "g", "fact": "f", "multi": "m", "abstention": "b", "adversarial": "x"}
 
 
