@@ -50,7 +50,7 @@ SETUP_PAGE = re.compile(
 )
 _SETUP_ITEM = re.compile(r"^(?P<key>[A-Za-z][A-Za-z -]{1,30}):\s+(?P<value>.+)$")
 _MASS_NOUN = re.compile(r"(ing|ion|ity|ance|ence|ness|ment|ics)$")
-_NAME_RUN = re.compile(r"\b[A-Z0-9][\w.+#-]*(?:\s+(?:[A-Z0-9][\w.+#-]*))*")
+_NAME_RUN = re.compile(r"\b[A-Z][\w.+#-]*(?:\s+(?:[A-Z0-9][\w.+#-]*))*")
 _STATEMENTS = (
     # "In 2008, I bought my first iPhone." -> "When did Andrey buy his first iPhone?"
     re.compile(
@@ -102,10 +102,25 @@ _CLAUSE = re.compile(
     re.IGNORECASE,
 )
 _WH = re.compile(r"^(what|why|how|when|where|who|which)\b", re.IGNORECASE)
+_SYMBOLS = re.compile(r"[^\w\s.,:;!?'’\"“”()&+#/-]")  # emoji and marks a visitor does not type
 _SERIES = re.compile(r"(\b\d{1,2}(\.\d)?|\b[IVX]{1,4}|\bpart \w+)$", re.IGNORECASE)
 _TOPIC_PREFIX = re.compile(
     r"^(notes on|thoughts on|on|introducing|announcing|understanding)\s+", re.IGNORECASE
 )
+
+
+def _informative_part(title: str, page: str, site: SiteText) -> str:
+    """Of "Revenge of the JavaScript: Moving from Hugo to Next.js", the part whose words the
+    page itself uses most (the subtitle here; "Beginner Sourdough" of its question subtitle)."""
+    text = " ".join(s.text for s in site.sections if s.page_id == page).lower()
+    parts = [p.strip() for p in re.split(r":| [-–—] ", title, maxsplit=1)]
+    scores = [
+        sum(1 for w in re.findall(r"[\w.+#-]{3,}", p.lower()) if w not in STOPWORDS and w in text)
+        - p.endswith("?")
+        for p in parts
+    ]
+    best = parts[1] if scores[1] > scores[0] else parts[0]
+    return best if len(best.split()) >= 2 else parts[1 - parts.index(best)]
 
 
 def key_fact(value: str) -> str:
@@ -219,13 +234,18 @@ def setup_questions(site: SiteText, owner: Owner) -> Iterator[Candidate]:
                 continue
             key = match.group("key").strip().lower()
             words = key.split()
-            if len(words) > 3 or any(site.casing[w] < 0 for w in words):
-                continue  # "Visual Studio Code: my settings" names a tool, not a kind of tool
+            if len(words) > 3 or any(site.casing[w] <= 0 for w in words if w not in STOPWORDS):
+                continue  # "Homebrew: my Brewfile" names a tool, not a kind of tool
             head = " ".join(match.group("value").split()[:6])
             name = next(
-                (m.group(0) for m in _NAME_RUN.finditer(head) if m.group(0) not in ("I", "A")),
+                (
+                    m.group(0)
+                    for m in _NAME_RUN.finditer(head)
+                    if m.group(0) not in ("I", "A")
+                    and not (m.start() == 0 and site.casing[m.group(0).lower()] > 0)
+                ),
                 "",
-            )
+            )  # "View my Brewfile" starts with a capitalised word, not a name
             if not name or name.lower() in STOPWORDS:
                 continue
             key = key.replace("this site", f"{owner.their} site")
@@ -285,7 +305,7 @@ def _year_statement(
 
 def _favourite(sentence: str, owner: Owner) -> tuple[str, str, str] | None:
     match = _FAVOURITE.search(sentence)
-    if match is None:
+    if match is None or any(w in STOPWORDS for w in match.group("thing").split()):
         return None
     fact = key_fact(match.group("value"))
     if not fact or len(fact.split()) > 5:
@@ -339,10 +359,12 @@ def _page_question(
     kind = slug if slug in PAGE_TYPES else title.strip().lower()
     if kind in PAGE_TYPES or kind.removeprefix("about ") != kind:
         return PAGE_TYPES.get(kind, PAGE_TYPES["about"]).format(**fill)
-    title = " ".join(title.split())
-    if ":" in title:
-        head, _, tail = title.partition(":")
-        title = head if len(head.split()) >= 2 else tail.strip()
+    title = " ".join(_SYMBOLS.sub(" ", title).split())
+    title = re.sub(r"^how to:\s*", "How to ", title, flags=re.IGNORECASE)
+    if re.search(r":| [-–—] ", title):
+        title = _informative_part(title, page, site)
+        if _SERIES.search(title):
+            return ""
     words = title.split()
     if not 2 <= len(words) <= 10 or _SERIES.search(title) or title.lower() == owner.name.lower():
         return ""
@@ -379,7 +401,7 @@ def _page_question(
     if _CLAUSE.search(title) and not re.search(r"\b(i|my|me|we|our)\b", lowered):
         return f"Why does {owner.first} say that {lower_first(site.plain(title), site.casing)}"
     if lowered.startswith("my "):
-        topic = f"{owner.their} {site.plain(' '.join(words[1:]))}"
+        return f"What's the story of {owner.possessive} {site.plain(' '.join(words[1:]))}"
     else:
         topic = lower_first(site.plain(_TOPIC_PREFIX.sub("", title)), site.casing)
     if re.search(r"\b(i|my|me|we|our)\b", topic.lower()):

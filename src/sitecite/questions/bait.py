@@ -13,6 +13,7 @@ private matter); sitecite.questions.check drops the ones the site does answer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 
 from sitecite.questions.grammar import finish
@@ -94,9 +95,14 @@ def _fill(owner: Owner, neighbour: Member, named: Member) -> dict[str, str]:
     return {
         "first": owner.first,
         "possessive": owner.possessive,
-        "x": neighbour.name,
-        "named": named.name,
+        "x": with_article(neighbour.name),
+        "named": with_article(named.name),
     }
+
+
+def with_article(name: str) -> str:
+    """ "the University of Chicago", as a sentence says it; other names as they are."""
+    return f"the {name}" if re.match(r"(University|Technical University) of\b", name) else name
 
 
 def _bait(question: str, kind: str, why: str, absent: Member) -> Candidate:

@@ -186,8 +186,11 @@ def english_words(engine: Engine) -> frozenset[str]:
 def _interleaved(candidates: Sequence[Candidate], rng: random.Random) -> list[Candidate]:
     """The candidates shuffled within each kind, kinds taken in turn."""
     by_kind: dict[str, list[Candidate]] = defaultdict(list)
+    seen: set[str] = set()
     for candidate in candidates:
-        by_kind[candidate.kind].append(candidate)
+        if candidate.question not in seen:  # two names may share a neighbour
+            seen.add(candidate.question)
+            by_kind[candidate.kind].append(candidate)
     queues = []
     for kind in sorted(by_kind):
         members = by_kind[kind]
@@ -204,7 +207,7 @@ def _interleaved(candidates: Sequence[Candidate], rng: random.Random) -> list[Ca
 class _Picker:
     """Keeps candidates that pass the checks, in turn, until a group has its count: first one
     per page and at most KIND_SHARE of the group per kind, then up to MAX_PER_PAGE per page
-    and any kind."""
+    and half the group per kind."""
 
     def __init__(self, reading: Reading) -> None:
         self.reading = reading
@@ -217,7 +220,7 @@ class _Picker:
         kinds: dict[str, int] = defaultdict(int)
         per_kind = max(2, math.ceil(count * KIND_SHARE))
         pending = list(candidates)
-        for per_page, kind_limit in ((1, per_kind), (MAX_PER_PAGE, count)):
+        for per_page, kind_limit in ((1, per_kind), (MAX_PER_PAGE, max(per_kind, count // 2))):
             later = []
             for position, candidate in enumerate(pending):
                 if sum(kinds.values()) >= count:

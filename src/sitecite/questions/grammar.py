@@ -115,8 +115,12 @@ def finish(question: str) -> str:
 
 
 def lower_first(text: str, casing: dict[str, int]) -> str:
-    """The first word in lower case when the site writes it so ("Building" -> "building")."""
+    """The first word in lower case unless the site writes it as a name ("Finding" ->
+    "finding", "Right-to-left" -> "right-to-left", "Python" stays when the site says so)."""
     head, _, rest = text.partition(" ")
-    if head[:1].isupper() and head[1:].islower() and casing.get(head.lower(), 0) > 0:
-        head = head.lower()
+    core = re.split(r"[-'’]", head)[0]
+    if core in ("A", "An", "The") or (
+        core[:1].isupper() and core[1:].islower() and casing.get(core.lower(), 0) >= 0
+    ):
+        head = head[:1].lower() + head[1:]
     return f"{head} {rest}".strip()
