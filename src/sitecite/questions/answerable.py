@@ -101,6 +101,10 @@ _CLAUSE = re.compile(
     r"do|don't|matters?|works?)\b",
     re.IGNORECASE,
 )
+_WH_OR_AUX = re.compile(
+    r"^(what|why|how|when|where|who|which|is|are|does|do|can|should|will|would)\b", re.IGNORECASE
+)
+_QUOTABLE = frozenset({"prose", "item", "row", "fact", "summary"})
 _WH = re.compile(r"^(what|why|how|when|where|who|which)\b", re.IGNORECASE)
 _SYMBOLS = re.compile(r"[^\w\s.,:;!?'’\"“”()&+#/-]")  # emoji and marks a visitor does not type
 _SERIES = re.compile(r"(\b\d{1,2}(\.\d)?|\b[IVX]{1,4}|\bpart \w+)$", re.IGNORECASE)
@@ -329,6 +333,31 @@ def _worked(sentence: str, owner: Owner) -> tuple[str, str, str] | None:
     return f"Where did {owner.first} work as {article} {role}", match.group("org"), "past job"
 
 
+def heading_questions(site: SiteText, owner: Owner) -> Iterator[Candidate]:
+    """A section headed by a question of its own ("When is centralization useful?") answers it;
+    one that leans on its page ("Why are these properties important?") is left out."""
+    for section in site.sections:
+        heading = " ".join(_SYMBOLS.sub(" ", section.heading).split())
+        if not heading.endswith("?") or not _WH_OR_AUX.match(heading) or heading == section.title:
+            continue
+        if re.search(
+            r"\b(this|these|that|those|it|they|them|you|your|we|our|i|my)\b", heading, re.I
+        ):
+            continue
+        if (
+            not 4 <= len(heading.split()) <= 12
+            or sum(k in _QUOTABLE for k in section.sentence_kinds) < 2
+        ):
+            continue
+        yield Candidate(
+            finish(f"According to {owner.first}, {lower_first(heading, site.casing)}"),
+            "grounding",
+            "heading question",
+            expected_sources=(section.id,),
+            notes=f"the part “{section.heading}” of “{section.title}”",
+        )
+
+
 def topic_questions(site: SiteText, owner: Owner, known: Collection[str]) -> Iterator[Candidate]:
     """One question per page, from what its title says it is about."""
     pages: dict[str, Section] = {}
@@ -371,6 +400,8 @@ def _page_question(
     if owner.name and owner.name.lower() in title.lower():
         return ""
     lowered = title.lower()
+    if "?" in title[:-1] or re.search(r"\b(you|your)\b", lowered):
+        return ""  # two sentences in one title, or a title that speaks to the reader
     how_i = re.match(r"(how|why) i (\w+) (.+)$", lowered)
     if how_i:
         verb = how_i.group(2)
@@ -385,7 +416,7 @@ def _page_question(
         return f"What's {owner.possessive} advice on how to {site.plain(' '.join(words[2:]))}"
     versus = re.match(r"(.+?) vs\.? (.+)$", title, re.IGNORECASE)
     if versus:
-        first, second = (site.plain(x.strip()) for x in versus.groups())
+        first, second = (lower_first(site.plain(x.strip()), site.casing) for x in versus.groups())
         return f"How does {owner.first} compare {first} and {second}"
     review = re.match(r"(.+?) review$|review of (.+)$", title, re.IGNORECASE)
     if review:
@@ -393,13 +424,18 @@ def _page_question(
             f"What did {owner.first} think of the {site.plain(review.group(1) or review.group(2))}"
         )
     if title.endswith("?"):
-        if re.match(r"(what|why|how|does|do|is|are|can|should|will|would|did)\b", lowered):
+        bare_why = re.match(r"why ([^ ]+(?: [^ ]+)?)\?$", lowered)
+        if bare_why and not _CLAUSE.search(title):  # "Why Blockchain?"
+            topic = lower_first(site.plain(title[4:-1]), site.casing)
+            return f"What's {owner.possessive} case for {topic}"
+        if _WH_OR_AUX.match(lowered) and (_CLAUSE.search(title) or not _WH.match(title)):
             return f"According to {owner.first}, {lower_first(site.plain(title), site.casing)}"
         return ""
     if _WH.match(title) or title.endswith("!"):
         return ""
-    if _CLAUSE.search(title) and not re.search(r"\b(i|my|me|we|our)\b", lowered):
-        return f"Why does {owner.first} say that {lower_first(site.plain(title), site.casing)}"
+    if _CLAUSE.search(title):
+        claim = third_person(lower_first(site.plain(title), site.casing), owner)
+        return f"Why does {owner.first} say that {claim}" if claim else ""
     if lowered.startswith("my "):
         return f"What's the story of {owner.possessive} {site.plain(' '.join(words[1:]))}"
     else:

@@ -104,6 +104,7 @@ class OfflineWriter:
             *answerable.setup_questions(site, owner),
             *answerable.statement_questions(site, owner, known),
             *answerable.published_questions(site, owner),
+            *answerable.heading_questions(site, owner),
             *answerable.topic_questions(site, owner, known),
         ]
 

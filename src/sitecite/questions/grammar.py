@@ -118,9 +118,11 @@ def lower_first(text: str, casing: dict[str, int]) -> str:
     """The first word in lower case unless the site writes it as a name ("Finding" ->
     "finding", "Right-to-left" -> "right-to-left", "Python" stays when the site says so)."""
     head, _, rest = text.partition(" ")
-    core = re.split(r"[-'’]", head)[0]
+    parts = head.split("-")
+    core = re.split(r"['’]", parts[0])[0]
     if core in ("A", "An", "The") or (
         core[:1].isupper() and core[1:].islower() and casing.get(core.lower(), 0) >= 0
     ):
+        head = "-".join(p.lower() if p[:1].isupper() and p[1:].islower() else p for p in parts)
         head = head[:1].lower() + head[1:]
     return f"{head} {rest}".strip()
