@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sitecite.ingest.data import FACTS_PAGE_ID
 from sitecite.pipeline import Engine, retrieve_for_answer
 from sitecite.questions.model import Candidate
 from sitecite.questions.site import SiteText
@@ -79,11 +80,26 @@ def answered_because(
         if given:
             return f"the site may give the {candidate.detail}: “{_short(given)}”"
     for matter in private_matters(candidate):
-        words = re.compile(rf"\b(?:{PRIVATE[matter]})\b", re.IGNORECASE)
-        found = site.find(words)
+        found = _about_owner(site, PRIVATE[matter], owner_words)
         if found:
             return f"the site mentions {matter}: “{_short(found)}”"
     return retrieval_answer(candidate.question, engine, owner_words)
+
+
+def _about_owner(site: SiteText, words: str, owner_words: frozenset[str]) -> str:
+    """A sentence that uses one of `words` and speaks of the owner (in the first person, by
+    name, or in the profile): "my family's computer" is, "foreign born" in a census is not."""
+    matter = re.compile(rf"\b(?:{words})\b", re.IGNORECASE)
+    names = "|".join(re.escape(w) for w in sorted(owner_words) if len(w) > 2)
+    owner = re.compile(
+        rf"\b(?:i|i'm|i've|me|my|mine|we|our|us{'|' + names if names else ''})\b", re.I
+    )
+    for row, sentence, _ in site.quotable():
+        if matter.search(sentence) and (
+            site.sections[row].page_id == FACTS_PAGE_ID or owner.search(sentence)
+        ):
+            return sentence
+    return ""
 
 
 def private_matters(candidate: Candidate) -> list[str]:
