@@ -21,9 +21,10 @@ from sitecite.errors import InputError
 from sitecite.eval.questions import index_source_ids, load_question_set, parse_question_set
 from sitecite.generate.client import ChatClient
 from sitecite.pipeline import Engine
-from sitecite.questions import GeneratedSet, Plan, generate_questions
+from sitecite.questions import GeneratedSet, OfflineWriter, Plan, generate_questions
 from sitecite.questions.answerable import key_fact
 from sitecite.questions.check import DUPLICATE_COSINE
+from sitecite.questions.generate import read_site
 from sitecite.questions.grammar import base_form, third_person
 from sitecite.questions.llm import LLMWriter, parse_items
 from sitecite.questions.site import Owner
@@ -102,9 +103,16 @@ def test_bait_the_site_answers_is_dropped(
         "about.md": "# About\n\nI am Ada Quill, a web developer in Porto. I build every site "
         "with Vue and Nuxt, and I run Hugo 0.120 for my blog. My wife Rosa and I have a dog.\n",
         "posts/tools.md": "# Tools\n\nI write Python for data work and use PostgreSQL for "
-        "storage. I moved to Porto from Lisbon.\n",
+        "storage. I moved to Porto from Lisbon.\n\nIn 2019, I started a newsletter about "
+        "maps. My favourite editor is Helix, for its speed.\n",
+        "authors/default.md": "---\nname: Ada Quill\n---\n\nHello there.\n",
     }
     engine = engine_for_pages(tmp_path / "site", pages, embedder, settings)
+    reading = read_site(engine)
+    assert reading.owner.first == "Ada"
+    written = {c.question: c for c in OfflineWriter().answerable(reading, 10)}
+    assert written["When did Ada start a newsletter about maps?"].must_contain == (("2019",),)
+    assert written["What is Ada's favourite editor?"].must_contain == (("Helix",),)
     made = generate_questions(engine, Plan(answerable=2, bait=100, adversarial=0))  # every one
     kept = [c.question for c in made.questions]
     reasons = " | ".join(f"{d.question} -> {d.reason}" for d in made.dropped)
