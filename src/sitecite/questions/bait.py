@@ -13,6 +13,7 @@ private matter); sitecite.questions.check drops the ones the site does answer.
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Iterator, Sequence
 
@@ -89,6 +90,25 @@ def neighbour_questions(named: Sequence[Named], owner: Owner) -> Iterator[Candid
             why = f"the site never names {neighbour.name}"
         premise = premises[position % len(premises)].format(**fill)
         yield _bait(premise, "false premise", why, neighbour)
+
+
+def unnamed_questions(
+    absent: dict[str, list[Member]], owner: Owner, rng: random.Random
+) -> Iterator[Candidate]:
+    """Swaps and false premises about an employer, a city and a university the site never
+    names, for a site that names none of the table's tools (a chef's, a historian's)."""
+    for category in ("company", "city", "university"):
+        members = absent.get(category, [])
+        if not members:
+            continue
+        for position, kind in enumerate(("neighbour", "false premise")):
+            member = rng.choice(members)
+            relation = member.category.relation
+            templates = SWAPS[relation] if kind == "neighbour" else FALSE_PREMISES[relation]
+            fill = _fill(owner, member, member)
+            question = templates[position % len(templates)].format(**fill)
+            why = f"the site never names {member.name}"
+            yield _bait(question, kind, why, member)
 
 
 def _fill(owner: Owner, neighbour: Member, named: Member) -> dict[str, str]:

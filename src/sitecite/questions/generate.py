@@ -117,6 +117,7 @@ class OfflineWriter:
             *bait.neighbour_questions(reading.named, reading.owner),
             *bait.detail_questions(reading.named, reading.owner, spellings),
             *bait.private_questions(reading.owner),
+            *bait.unnamed_questions(reading.absent(), reading.owner, reading.rng),
         ]
 
     def adversarial(self, reading: Reading, count: int) -> list[Candidate]:
