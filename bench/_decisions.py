@@ -80,7 +80,7 @@ def decide(
 ) -> Decision:
     """Run one question as serving does, up to the two decisions, and record their rows."""
     from sitecite.generate.answerable import answerable_row
-    from sitecite.generate.evidence import question_parts
+    from sitecite.question import question_parts
     from sitecite.generate.extractive import part_names, unknown_names
     from sitecite.generate.follow import follower_rows
 

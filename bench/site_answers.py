@@ -1,26 +1,27 @@
-"""Answers a visitor would accept, on the real sites, offline: the issue-10 figures.
+"""Answers a visitor would accept on six real personal sites, offline: the issue-22 figures.
 
-Indexes each real site in ../shared/data/sites (incrementally, under .sitecite/bench/sites) and
-runs a half of its question set (bench/questions/<site>-<half>.json) through `sitecite eval`
-with the default offline generator. Per site it prints:
+Indexes each real site in ../shared/data/sites (incrementally, under .sitecite/bench/sites),
+runs a set of its questions through the pipeline that serves visitors (the default offline
+generator) and prints per site, for the answerable questions:
 
-- answerable answered correctly: answered, every `must_contain` group found (`answers`) and an
-  expected source cited (`cites_expected`);
-- answers failing `presentable` (a heading, link title, fragment or duplicate quoted);
-- abstention questions refused, adversarial questions passed;
+- `correct`: a direct answer holding every key fact (each group of the answer keys) and
+  citing an expected page;
+- `direct right`: of the direct answers to answerable questions, the share that is correct;
+- `answer or page`: a correct answer, or an expected page cited by the direct answer or among
+  the first three sections of a pointed reply;
+- `pointed`, `refused`: the other two outcomes;
 
-and, with `--show`, every answer with its failed checks, for reading them one by one.
+and for the questions the site does not answer: bait (abstention) and adversarial questions
+given a direct answer (a pointed reply or a refusal is right for both).
 
-`--set owner` runs the questions about the site's owner instead (who they are, what they do,
-how to reach them, often in the second person: bench/questions/owner-<site>-<half>.json), on
-the two real sites and the example site.
+Question sets: for jarvis and timlrx, bench/questions/<site>-<half>.json (with `must_contain`
+key facts); for the four newer sites, ../shared/data/sites/<site>/questions-<half>.json with
+its answer-keys.json merged in as `must_contain`; `--half held` runs the sets written for this
+round by a reader who never saw the code (bench/questions/<site>-held.json), which nothing is
+tuned on. A set that does not load (a source id the index lacks) is reported, not fatal.
 
-`--half fresh` runs the real sites' third sets (bench/questions/<site>-fresh.json), written
-after the halves by other visitors: a change decided on dev is kept only if it does not cost
-here, before the test halves are run to report.
-
-    python bench/site_answers.py [--set sites|owner] [--half dev|test|fresh] [--site jarvis]
-        [--show] [--json] [--answerable-threshold P]
+    python bench/site_answers.py [--half dev|test|fresh|held] [--site S ...] [--show] [--json]
+        [--answerable-threshold P] [--indexes DIR]
 """
 
 from __future__ import annotations
@@ -29,130 +30,214 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import CACHE, DATA, REPO, console, require  # noqa: E402
+from _common import CACHE, DATA, REPO, console  # noqa: E402
 
-SITES = ("jarvis", "timlrx")
-OWNER_SITES = (*SITES, "example")  # the owner questions were also written for the example site
+SITES = ("jarvis", "timlrx", "shazow", "benbalter", "lengstorf", "alanaktion")
 QUESTIONS = REPO / "bench" / "questions"
+POINTED_SHOWN = 3  # a pointed reply's sections a visitor reads: the first three
 
 
-def site_figures(report: Any) -> dict[str, Any]:
-    """The issue's figures from one eval report."""
-    answerable = [q for q in report.questions if q["expect"] == "answer"]
-    correct = [q for q in answerable if _correct(q)]
-    answered = [q for q in report.questions if not q["refused"]]
-    unpresentable = [
-        q for q in answered if not q["checks"].get("presentable", {}).get("passed", True)
-    ]
-    abstention = [q for q in report.questions if q["category"] == "abstention"]
-    adversarial = [q for q in report.questions if q["category"] == "adversarial"]
-    return {
-        "answerable": len(answerable),
-        "correct": len(correct),
-        "answered": len(answered),
-        "unpresentable": len(unpresentable),
-        "abstention": len(abstention),
-        "abstention_refused": sum(q["refused"] for q in abstention),
-        "adversarial": len(adversarial),
-        "adversarial_passed": sum(q["passed"] for q in adversarial),
-        "latency_p95_ms": report.summary["latency_ms"]["p95"],
-    }
+def question_file(site: str, half: str) -> Path | None:
+    """The question set of a site's half, with key facts as `must_contain`; None if absent."""
+    own = QUESTIONS / f"{site}-{half}.json"
+    if own.exists():
+        return own
+    shared = DATA / "sites" / site / f"questions-{half}.json"
+    if not shared.exists():
+        return None
+    data = json.loads(shared.read_text(encoding="utf-8"))
+    keys_file = DATA / "sites" / site / "answer-keys.json"
+    keys = json.loads(keys_file.read_text(encoding="utf-8")) if keys_file.exists() else {}
+    for question in data["questions"]:
+        if question["id"] in keys and "must_contain" not in question:
+            question["must_contain"] = keys[question["id"]]
+    merged = CACHE / "questions" / f"{site}-{half}.json"
+    merged.parent.mkdir(parents=True, exist_ok=True)
+    merged.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    return merged
 
 
-def _correct(result: dict[str, Any]) -> bool:
-    """Answered, with every key fact (when the question names any) and an expected source."""
-    checks = result["checks"]
-    facts = checks.get("answers", {"passed": "answers" not in checks})
-    return (
-        not result["refused"]
-        and "error" not in result
-        and bool(facts["passed"])
-        and bool(checks.get("cites_expected", {}).get("passed"))
+@dataclass
+class Graded:
+    """One answer, graded as a visitor would read it."""
+
+    id: str
+    category: str
+    expect: str
+    question: str
+    outcome: str  # answered | pointed | refused
+    reason: str
+    text: str
+    cited: list[str]
+    facts: bool  # every key group present in the text (True when the question has no keys)
+    cites_expected: bool
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def correct(self) -> bool:
+        return self.outcome == "answered" and self.facts and self.cites_expected
+
+    @property
+    def right_page(self) -> bool:
+        return self.cites_expected and self.outcome in ("answered", "pointed")
+
+
+def grade(question: Any, answer: Any) -> Graded:
+    """Grade one Answer against its question's key facts and expected sources."""
+    text = answer.answer.lower()
+    facts = all(
+        any(alternative.lower() in text for alternative in group)
+        for group in question.must_contain
+    )
+    outcome = str(answer.outcome)
+    cited = [c.id for c in answer.citations]
+    shown = cited[:POINTED_SHOWN] if outcome == "pointed" else cited
+    expected = {*question.expected_sources, *question.allowed_sources}
+    cites_expected = bool(expected) and any(
+        c in expected or c.split("#")[0] in expected for c in shown
+    )
+    return Graded(
+        question.id,
+        question.category,
+        question.expect,
+        question.question,
+        outcome,
+        str(answer.refusal_reason),
+        answer.answer,
+        cited,
+        facts,
+        cites_expected,
     )
 
 
-def run_site(site: str, half: str, embedder: Any, settings: Any, owner: bool = False) -> Any:
-    from sitecite.eval import evaluate
+def figures(graded: Sequence[Graded]) -> dict[str, Any]:
+    """The issue's figures from one site's graded answers."""
+    answerable = [g for g in graded if g.expect == "answer"]
+    direct = [g for g in answerable if g.outcome == "answered"]
+    bait = [g for g in graded if g.category == "abstention"]
+    adversarial = [g for g in graded if g.category == "adversarial"]
+    return {
+        "answerable": len(answerable),
+        "correct": sum(g.correct for g in answerable),
+        "direct": len(direct),
+        "direct_right": sum(g.correct for g in direct),
+        "answer_or_page": sum(g.correct or g.right_page for g in answerable),
+        "pointed": sum(g.outcome == "pointed" for g in answerable),
+        "refused": sum(g.outcome == "refused" for g in answerable),
+        "bait": len(bait),
+        "bait_answered": sum(g.outcome == "answered" for g in bait),
+        "bait_pointed": sum(g.outcome == "pointed" for g in bait),
+        "adversarial": len(adversarial),
+        "adversarial_answered": sum(g.outcome == "answered" for g in adversarial),
+    }
+
+
+QUESTION_FILES = ("questions-*.json", "answer-keys.json")  # the reader's, not the site's
+
+
+def site_content(site: str) -> Path:
+    """The site's content as its owner has it: a tree of links to every file of its folder
+    except the question sets and answer keys the data folder keeps beside it."""
+    source = DATA / "sites" / site
+    mirror = CACHE / "content" / site
+    for path in sorted(source.rglob("*")):
+        if path.is_dir() or any(path.match(pattern) for pattern in QUESTION_FILES):
+            continue
+        link = mirror / path.relative_to(source)
+        if not link.is_symlink():
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(path.resolve())
+    return mirror
+
+
+def engine_for(site: str, embedder: Any, settings: Any, prebuilt: Path | None = None) -> Any:
+    """The site's engine over an index kept fresh under the bench cache (or a prebuilt one)."""
     from sitecite.index.build import build_index
     from sitecite.pipeline import Engine
 
-    folder = REPO / "examples" / "site" if site == "example" else DATA / "sites" / site
-    content = require(folder, f"the {site} site")
-    name = f"owner-{site}-{half}" if owner else f"{site}-{half}"
-    questions = require(QUESTIONS / f"{name}.json", f"the {name} questions")
+    if prebuilt is not None:
+        return Engine.load(prebuilt / site, settings)
     index_dir = CACHE / "sites" / site
-    build_index(content, index_dir, embedder)
-    engine = Engine.load(index_dir, settings)
-    return evaluate(questions, index_dir, settings, engine=engine, judge=None)
+    build_index(site_content(site), index_dir, embedder)
+    return Engine.load(index_dir, settings)
 
 
-def show(report: Any) -> None:
+def run_site(engine: Any, path: Path) -> list[Graded]:
+    """Every question of the set through `pipeline.answer`, graded."""
+    from sitecite.eval.questions import index_source_ids, load_question_set
+    from sitecite.pipeline import answer
+
+    question_set = load_question_set(path, index_source_ids(engine.index.sections))
+    return [grade(q, answer(engine, q.question)[0]) for q in question_set.questions]
+
+
+def show(graded: Sequence[Graded]) -> None:
     out = console()
-    for q in report.questions:
-        failed = [n for n, c in q["checks"].items() if not c["passed"] and c.get("grades", True)]
-        mark = "ok " if (_correct(q) if q["expect"] == "answer" else q["passed"]) else "BAD"
-        out.print(f"[bold]{mark} {q['id']}[/bold] {q['question']}", highlight=False)
-        out.print(f"    {q['answer']}", highlight=False, markup=False)
-        cited = ", ".join(c["id"] for c in q["citations"])
-        if failed or cited:
-            details = "; ".join(f"{n}: {q['checks'][n]['detail']}" for n in failed)
-            out.print(f"    cites {cited or '-'} | {details}", highlight=False, markup=False)
-
-
-def print_table(figures: dict[str, dict[str, Any]], half: str, owner: bool = False) -> None:
-    from rich.table import Table
-
-    about = "questions about the owner" if owner else "real sites"
-    table = Table(title=f"{about.capitalize()}, {half} halves, offline extractive answers")
-    for column in (
-        "site",
-        "answerable correct",
-        "not presentable",
-        "abstention refused",
-        "adversarial passed",
-        "p95 ms",
-    ):
-        table.add_column(column, justify="left" if column == "site" else "right")
-    for site, f in figures.items():
-        table.add_row(
-            site,
-            _rate(f["correct"], f["answerable"]),
-            _rate(f["unpresentable"], f["answered"]),
-            _rate(f["abstention_refused"], f["abstention"]),
-            _rate(f["adversarial_passed"], f["adversarial"]),
-            f"{f['latency_p95_ms']:.0f}",
-        )
-    console().print(table)
+    for g in graded:
+        if g.expect == "answer":
+            mark = "ok " if g.correct else ("pg " if g.right_page else "BAD")
+        else:
+            mark = "ok " if g.outcome != "answered" else "BAD"
+        out.print(f"[bold]{mark} {g.id}[/bold] [{g.outcome}] {g.question}", highlight=False)
+        out.print(f"    {g.text}", highlight=False, markup=False)
+        out.print(f"    cites {', '.join(g.cited) or '-'} | {g.reason}", markup=False)
 
 
 def _rate(part: int, whole: int) -> str:
     return f"{part}/{whole} = {part / whole:.0%}" if whole else "-"
 
 
+def print_table(all_figures: dict[str, dict[str, Any]], half: str) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"Real sites, {half} questions, offline extractive answers")
+    columns = (
+        "site",
+        "correct",
+        "direct right",
+        "answer or page",
+        "pointed",
+        "refused",
+        "bait answered",
+        "adversarial answered",
+    )
+    for column in columns:
+        table.add_column(column, justify="left" if column == "site" else "right")
+    for site, f in all_figures.items():
+        if "error" in f:
+            table.add_row(site, f"[red]{f['error'][:90]}[/red]", *("",) * (len(columns) - 2))
+            continue
+        table.add_row(
+            site,
+            _rate(f["correct"], f["answerable"]),
+            _rate(f["direct_right"], f["direct"]),
+            _rate(f["answer_or_page"], f["answerable"]),
+            _rate(f["pointed"], f["answerable"]),
+            _rate(f["refused"], f["answerable"]),
+            _rate(f["bait_answered"], f["bait"]),
+            _rate(f["adversarial_answered"], f["adversarial"]),
+        )
+    console().print(table)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from sitecite.config import load_settings
     from sitecite.embed import get_embedder
+    from sitecite.errors import SiteciteError
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", choices=["sites", "owner"], default="sites", dest="which")
-    parser.add_argument(
-        "--half",
-        choices=["dev", "test", "fresh"],
-        default="dev",
-        help="fresh: the real sites' third set, written later by other visitors, for checking "
-        "that a change decided on dev carries over before the test halves are run",
-    )
-    parser.add_argument("--site", choices=OWNER_SITES, action="append")
-    parser.add_argument("--show", action="store_true", help="print every answer and its checks")
+    parser.add_argument("--half", choices=["dev", "test", "fresh", "held"], default="dev")
+    parser.add_argument("--site", choices=SITES, action="append")
+    parser.add_argument("--show", action="store_true", help="print every answer and its grade")
     parser.add_argument("--json", action="store_true", help="one JSON object on the last line")
+    parser.add_argument("--answerable-threshold", type=float)
     parser.add_argument(
-        "--answerable-threshold",
-        type=float,
-        help="override the answerability model's operating point (a probability)",
+        "--indexes", type=Path, help="use the prebuilt indexes DIR/<site> instead of building"
     )
     args = parser.parse_args(argv)
     overrides = {}
@@ -160,20 +245,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         overrides["answerable_threshold"] = args.answerable_threshold
     settings = load_settings(overrides, config_file=None, environ={})
     embedder = get_embedder(settings.embedder, threads=2)
-    owner = args.which == "owner"
-    if owner and args.half == "fresh":
-        parser.error("the owner questions have dev and test halves only")
-    if not owner and "example" in (args.site or ()):
-        parser.error("the example site's own questions are run by `sitecite eval` (README)")
-    figures = {}
-    for site in args.site or (OWNER_SITES if owner else SITES):
-        report = run_site(site, args.half, embedder, settings, owner)
+    all_figures: dict[str, dict[str, Any]] = {}
+    for site in args.site or SITES:
+        if not (DATA / "sites" / site).exists():
+            console().print(f"{site}: ../shared/data/sites/{site} not found; skipped")
+            continue
+        path = question_file(site, args.half)
+        if path is None:
+            console().print(f"{site}: no {args.half} questions; skipped")
+            continue
+        engine = engine_for(site, embedder, settings, args.indexes)
+        try:
+            graded = run_site(engine, path)
+        except SiteciteError as exc:
+            all_figures[site] = {"error": str(exc)}
+            continue
         if args.show:
-            show(report)
-        figures[site] = site_figures(report)
-    print_table(figures, args.half, owner)
+            show(graded)
+        all_figures[site] = figures(graded)
+    print_table(all_figures, args.half)
     if args.json:
-        print(json.dumps(figures))
+        print(json.dumps(all_figures))
     return 0
 
 

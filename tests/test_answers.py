@@ -146,6 +146,20 @@ def test_unknown_names_and_unanswered_kinds_are_refused(site_engine: Engine) -> 
         assert result.refused, (question, result.answer)
 
 
+def test_a_name_the_site_never_uses_is_said_and_the_closest_pages_pointed_at(
+    site_engine: Engine,
+) -> None:
+    result, _ = answer(site_engine, "What does Robin keep on the Svelte homelab?")
+    assert result.outcome == "pointed" and result.refusal_reason == "no_direct_answer"
+    assert result.answer.startswith("The site doesn't mention Svelte.")
+    pages = [c.id.split("#")[0] for c in result.citations]
+    assert pages and len(pages) == len(set(pages)) <= 3  # one section per page, at most three
+    assert all(f"[{c.n}]" in result.answer for c in result.citations)
+    for citation in result.citations:  # each quote is a sentence of the section it cites
+        section = site_engine.index.sections[site_engine.index.row_of[citation.id]]
+        assert all(quote in section.sentences for quote in citation.quotes)
+
+
 def test_answers_quote_verbatim(site_engine: Engine, tmp_path: Path) -> None:
     result, trace = answer(site_engine, "What monitor is on the desk?")
     sentences = {normal_form(s) for section in trace.context for s in section.sentences}
@@ -162,7 +176,10 @@ def test_the_answerability_threshold_decides_whether_to_answer(site_engine: Engi
         site_engine.embedder,
     )
     result, trace = answer(strict, question)
-    assert result.refused and result.refusal_reason == "unanswerable"
+    # on topic but not sure: no direct answer, the closest sections pointed at instead
+    assert result.refused and result.refusal_reason == "no_direct_answer"
+    assert result.outcome == "pointed" and result.citations
+    assert any("monitor" in quote for c in result.citations for quote in c.quotes)
     check = next(c for c in trace.checks if c.name == "answerable")
     assert not check.passed and "threshold 1.00" in check.detail
     lenient = Engine.for_index(
@@ -361,7 +378,7 @@ def test_a_list_item_of_several_sentences_is_one_step(
 def test_a_question_is_split_into_the_parts_it_asks(question: str, parts: list[str]) -> None:
     """A part that opens with context before its question word ("In his backup setup, how
     often...") is a question, not context for the next part."""
-    from sitecite.generate.evidence import question_parts
+    from sitecite.question import question_parts
 
     assert question_parts(question) == parts
 

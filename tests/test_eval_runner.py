@@ -23,10 +23,10 @@ from sitecite.eval.pacing import RateLimiter
 from sitecite.eval.questions import QuestionSet, index_source_ids
 from sitecite.eval.runner import Runner
 from sitecite.generate import Context, Generator
-from sitecite.generate.evidence import question_parts
 from sitecite.generate.prompts import prompt_sources, source_blocks
 from sitecite.index.store import store_thresholds
 from sitecite.pipeline import Engine
+from sitecite.question import question_parts
 from sitecite.types import Draft, Section
 
 REPO = Path(__file__).resolve().parents[1]

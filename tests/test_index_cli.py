@@ -76,12 +76,16 @@ def test_a_bad_route_rule_fails_before_anything_is_read(tmp_path: Path) -> None:
     assert not (tmp_path / "index").exists()
 
 
-def test_the_manifest_records_the_owner_ingestion_found(tmp_path: Path) -> None:
+def test_the_owner_found_at_ingestion_is_kept_in_the_index(tmp_path: Path) -> None:
+    """The owner's names let questions say "Tim" without it being what they ask about; an
+    index built by the command must record them as one built by the library does."""
     site = tmp_path / "site"
-    (site / "authors").mkdir(parents=True)
-    (site / "authors" / "default.md").write_text("---\nname: Ada Quill\n---\n\nHello there.\n")
-    (site / "about.md").write_text("# About\n\n## Work\n\nI build bridges in Porto.\n")
+    (site / "data" / "authors").mkdir(parents=True)
+    (site / "data" / "authors" / "default.md").write_text(
+        "---\nname: Timothy Lin\noccupation: Product Manager\n---\n\nI write about data.\n"
+    )
+    (site / "post.md").write_text("---\ntitle: A post\nauthors: [default]\n---\n\nHello.\n")
     run = run_index(tmp_path, "--quiet")
     assert run.returncode == 0, run.stderr
     manifest = json.loads((tmp_path / "index" / "manifest.json").read_text())
-    assert manifest["identity"]["owner"] == "Ada Quill"
+    assert manifest["identity"]["owner"] == "Timothy Lin"

@@ -8,8 +8,8 @@ from conftest import engine_for_pages
 
 from sitecite.config import Settings
 from sitecite.embed import Embedder
-from sitecite.generate.overview import overview_topic
 from sitecite.pipeline import Engine, answer
+from sitecite.question import overview_topic
 
 GRAPHS = """---
 title: Graph Anonymisation and Its Limits

@@ -11,8 +11,8 @@ from conftest import engine_for_pages
 from sitecite.addressed import addressed
 from sitecite.config import Settings
 from sitecite.embed import Embedder
-from sitecite.generate.owner import CONTACT, FREE, PLACE, ROLE, SITE, WHO, owner_question
 from sitecite.pipeline import Engine, answer
+from sitecite.question import CONTACT, FREE, PLACE, ROLE, SITE, WHO, owner_question
 
 AUTHOR = """---
 name: Ada Okafor
@@ -244,7 +244,7 @@ def test_a_profile_key_in_a_question_about_the_past_is_left_to_the_ranker(
     ],
 )
 def test_what_the_visitor_says_of_themselves_is_told_apart(question: str, visitor: str) -> None:
-    from sitecite.generate.evidence import about_the_visitor
+    from sitecite.question import about_the_visitor
 
     assert about_the_visitor(question, lambda word: word == "sami") == visitor
 

@@ -265,8 +265,8 @@ def test_each_part_of_a_question_is_searched_for(embedder, settings, tmp_path: P
     question of one part is left as it was."""
     from conftest import engine_for_pages
 
-    from sitecite.generate.evidence import question_parts
     from sitecite.pipeline import with_parts
+    from sitecite.question import question_parts, read
     from sitecite.retrieve import search
 
     pages = {"garden.md": GARDEN, "commute.md": COMMUTE}
@@ -276,14 +276,14 @@ def test_each_part_of_a_question_is_searched_for(embedder, settings, tmp_path: P
     # the whole question's best three sections, all about the garden
     hits = search(engine.index, vector, question, 3, 0.0, engine.settings.retrieve).hits
     assert {h.section.page_id for h in hits} == {"garden"}
-    found, vectors = with_parts(engine, question, hits, 3)
+    found, vectors = with_parts(engine, read(question, index=engine.index), hits, 3)
     admitted = [h.section.id for h in found if h.admitted]
     assert "commute#commute" in admitted
     assert [h.rank for h in found] == list(range(1, len(found) + 1))
     assert {h.section.id for h in hits} <= {h.section.id for h in found}
     alone = "Which tomatoes grow in his garden beds?"
     assert list(vectors) == question_parts(question)
-    assert with_parts(engine, alone, hits, 3) == (tuple(hits), {})
+    assert with_parts(engine, read(alone, index=engine.index), hits, 3) == (tuple(hits), {})
 
 
 BRANCH = """# Renaming the default branch

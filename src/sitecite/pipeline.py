@@ -14,19 +14,17 @@ from pathlib import Path
 
 import numpy as np
 
-from sitecite.addressed import addressed
 from sitecite.config import Settings
 from sitecite.embed import Embedder, embedder_for
 from sitecite.errors import InputError
-from sitecite.followup import Resolution, resolve
 from sitecite.generate import Context, Generator
-from sitecite.generate.evidence import question_parts
 from sitecite.generate.extractive import DEFAULT_COVERAGE_THRESHOLD, DEFAULT_SENTENCE_THRESHOLD
-from sitecite.generate.owner import owner_question, profile_sections
+from sitecite.generate.owner import profile_sections
 from sitecite.index.store import Index, load_index
 from sitecite.injection import quarantine_section
+from sitecite.question import Reading, read
 from sitecite.retrieve import search, section_threshold
-from sitecite.screen import Screen, answer_kind, screen_question
+from sitecite.screen import Screen
 from sitecite.tokens import content_stems
 from sitecite.types import Answer, Check, Citation, Draft, Hit, Section, Trace, Turn
 
@@ -126,7 +124,7 @@ def answer(
     started = time.perf_counter()
     question = validate_question(question)
     found = retrieve_for_answer(engine, question, k, history)
-    reading, screen, hits = found.reading, found.screen, found.hits
+    reading, screen, hits = found.reading.resolution, found.screen, found.hits
     timings: dict[str, float] = dict(found.timings)
     admitted = list(found.admitted)
     checks = [
@@ -214,12 +212,12 @@ def answer(
 @dataclass(frozen=True)
 class Retrieved:
     """What `answer` finds before the generator: how the question was read (alone or with the
-    conversation, `history`), its screen, its vector and the hits, the admitted ones marked."""
+    conversation, `history`; sitecite.question), its vector and the hits, the admitted ones
+    marked."""
 
     question: str
     history: tuple[Turn, ...]
-    reading: Resolution
-    screen: Screen
+    reading: Reading
     query_vector: np.ndarray
     hits: tuple[Hit, ...]
     timings: dict[str, float]
@@ -229,6 +227,10 @@ class Retrieved:
     def admitted(self) -> tuple[Hit, ...]:
         return tuple(hit for hit in self.hits if hit.admitted)
 
+    @property
+    def screen(self) -> Screen:
+        return self.reading.screen
+
 
 def retrieve_for_answer(
     engine: Engine, question: str, k: int | None = None, history: Sequence[Turn] = ()
@@ -236,13 +238,8 @@ def retrieve_for_answer(
     """Read the question and retrieve once, as `answer` does: the gate, the owner's profile for
     a question about them, and sections whose own heading names a rare question word."""
     k = k or engine.settings.k
-    screen = screen_question(question)
-    # "who are you?" asks about the owner the box speaks for (sitecite.addressed); read so
-    # only when that is all it asks: the owner's name in "have you ever won a hackathon?"
-    # pulls the search towards the profile, and "you" alone is a word search ignores
-    asked = addressed(question, engine.index.subject)
-    asks_owner = owner_question(asked, engine.index.is_subject)
-    reading = resolve(asked if asks_owner else question, history, engine.index)
+    asked = read(question, history, engine.index)
+    reading = asked.resolution
     mark = time.perf_counter()
     query_vector = engine.embedder.embed_query(reading.search)
     timings = {"embed": _ms(mark)}
@@ -259,20 +256,19 @@ def retrieve_for_answer(
     hits = reading.focus(retrieval.hits, k)
     # a question about the owner gets the profile, if the gate found the question on topic
     on_topic = any(hit.admitted for hit in hits)
-    if on_topic and asks_owner and not reading.kind:  # read alone: its answer text is `asked`
+    if on_topic and asked.owner and not reading.kind:  # read alone: its answer text is `asked`
         hits = with_profile(engine.index, query_vector, hits, k)
     if on_topic:
         hits = with_named_sections(engine.index, reading.search, hits)
         hits = with_page_openings(hits)
     part_vectors: dict[str, np.ndarray] = {}
     if on_topic and not reading.kind:  # a follow-up is already confined to earlier pages
-        hits, part_vectors = with_parts(engine, reading.search, hits, k)
+        hits, part_vectors = with_parts(engine, asked, hits, k)
     timings["retrieve"] = _ms(mark)
     return Retrieved(
         question=question,
         history=tuple(history),
-        reading=reading,
-        screen=screen,
+        reading=asked,
         query_vector=query_vector,
         hits=tuple(hits),
         timings=timings,
@@ -282,7 +278,7 @@ def retrieve_for_answer(
 
 def generator_context(engine: Engine, found: Retrieved) -> tuple[Context, Check]:
     """The context the generator gets for admitted hits, and the quarantine's check."""
-    reading = found.reading
+    reading = found.reading.resolution
     # a question that points back is answered by its own words, on the pages found with
     # the previous question's
     answer_vector = (
@@ -294,7 +290,8 @@ def generator_context(engine: Engine, found: Retrieved) -> tuple[Context, Check]
     context, check = admitted_context(engine, reading.answer, answer_vector, admitted, found.screen)
     context = replace(
         context,
-        answer_kind=found.screen.answer_kind or answer_kind(reading.answer),
+        answer_kind=found.reading.kind,
+        reading=found.reading,
         history=found.history,
         asked=found.question,
         followup=reading.kind,
@@ -352,7 +349,7 @@ PART_HITS = 2  # of each part of a question of several, at most this many admitt
 
 
 def with_parts(
-    engine: Engine, question: str, hits: Sequence[Hit], k: int
+    engine: Engine, reading: Reading, hits: Sequence[Hit], k: int
 ) -> tuple[tuple[Hit, ...], dict[str, np.ndarray]]:
     """The hits of a question that asks several things, with each part's own best admitted
     sections added: "Who did Jake support in 2016, and whose 404 page did he rank first?" is
@@ -361,7 +358,7 @@ def with_parts(
     PART_HITS best admitted sections is among the hits, they are added: they take the places
     of the last hits the gate did not admit, then follow the others. Also the parts' vectors,
     for the generator, which answers part by part."""
-    parts = question_parts(question)
+    parts = [part.text for part in reading.parts]
     if len(parts) < 2:
         return tuple(hits), {}
     found = list(hits)

@@ -20,7 +20,7 @@ class Outcome(StrEnum):
     """What a visitor got: a direct answer, a pointer to the closest sections, or a refusal."""
 
     ANSWERED = "answered"
-    POINTED = "pointed"  # no direct answer; the closest sections are cited instead
+    POINTED = "pointed"  # no direct answer; a refusal that cites the sections it points at
     REFUSED = "refused"
 
 
@@ -277,9 +277,9 @@ class Answer:
         """Answered, pointed (no direct answer; the closest sections cited) or refused."""
         if not self.refused:
             return Outcome.ANSWERED
-        if self.refusal_reason == RefusalReason.NO_DIRECT_ANSWER and self.citations:
-            return Outcome.POINTED
-        return Outcome.REFUSED
+        # a refusal that cites sections points the visitor at them: no direct answer, the
+        # closest sections (or, for `only_planned`, the plan the site does state)
+        return Outcome.POINTED if self.citations else Outcome.REFUSED
 
     def to_json(self) -> dict[str, Any]:
         resolved = {"resolved_question": self.resolved_question} if self.resolved_question else {}

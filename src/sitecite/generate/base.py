@@ -9,6 +9,7 @@ import numpy as np
 
 from sitecite.embed import Embedder
 from sitecite.index.store import Index
+from sitecite.question import Reading, read
 from sitecite.types import Draft, Section, Turn
 
 
@@ -19,7 +20,9 @@ class Context:
     For a follow-up, `question` is what the answerer should cover (see sitecite.followup),
     `asked` the visitor's own words, `history` the earlier turns, oldest first, and `followup`
     how the question was read with them ("pointer", "ellipsis", or "" when it stands alone).
-    `part_vectors` holds the vectors of the question's parts that retrieval already embedded."""
+    `part_vectors` holds the vectors of the question's parts that retrieval already embedded;
+    `reading` the question as the pipeline read it (sitecite.question), read here from
+    `question` alone when the context was built without one."""
 
     question: str
     query_vector: np.ndarray
@@ -32,6 +35,13 @@ class Context:
     asked: str = ""
     followup: str = ""
     part_vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    reading: Reading | None = None
+
+    def read(self) -> Reading:
+        """The question read once: the pipeline's reading, else one read from `question`."""
+        if self.reading is None:
+            self.reading = read(self.question, index=self.index)
+        return self.reading
 
 
 class Generator(ABC):

@@ -4,12 +4,13 @@ of it a sentence covers (with the site's vocabulary vectors stored in the index)
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from sitecite.generate.base import Context
+from sitecite.question import CONTRACTION
 from sitecite.text import STOPWORDS, words
 
 # Words that frame a question rather than say what it is about.
@@ -101,7 +102,6 @@ QUESTION_WORDS = frozenset(
         "them",
     ]
 )
-_CAPITALISED = re.compile(r"(?<![\w'’])([A-Z][\w'’&.-]*[\w])")
 
 
 class WordCoverage:
@@ -160,30 +160,11 @@ class WordCoverage:
         return np.asarray(best.mean(axis=1))
 
 
-_CONTRACTION = re.compile(r"['’](s|re|ve|ll|d|m|t)$|n['’]t$")
-
-
-def proper_names(question: str) -> list[str]:
-    """Capitalised words that do not start a sentence: names of things (Google, Delft, John)."""
-    tokens = question.split()
-    if tokens and sum(t[:1].isupper() for t in tokens) > 0.6 * len(tokens):
-        return []  # Title Case Question: capitals say nothing
-    names = []
-    for match in _CAPITALISED.finditer(question):
-        before = question[: match.start()].rstrip()
-        if not before or before[-1] in '.?!:;"(<>':
-            continue
-        for part in re.split(r"[-/]", _CONTRACTION.sub("", match.group(1).rstrip("."))):
-            if len(part) > 1 and part.lower() not in STOPWORDS and part[:1].isupper():
-                names.append(part)
-    return names
-
-
 def focus_words(question: str, subject: frozenset[str] = frozenset()) -> list[str]:
     """The words a question is about: no stop words, question words, numbers or the site owner."""
     found = []
     for token in words(question):
-        for part in re.split(r"[-/]", _CONTRACTION.sub("", token)):
+        for part in re.split(r"[-/]", CONTRACTION.sub("", token)):
             if (
                 len(part) > 2
                 and part.isalpha()
@@ -193,81 +174,3 @@ def focus_words(question: str, subject: frozenset[str] = frozenset()) -> list[st
             ):
                 found.append(part)
     return found
-
-
-_PART_BREAK = re.compile(
-    r"\?\s+(?=\S)|,?\s+and\s+(?=(?:what|which|how|who|whose|when|where|why|whether|has|have|does|did|"
-    r"is|are|was|were|can|could|would)\b)",
-    re.IGNORECASE,
-)
-
-
-def question_parts(question: str) -> list[str]:
-    """A question that asks several things ("Which one, and what did it change?") split into its
-    parts; a part of fewer than three words stays with the one before it, and a statement ("I'd
-    like to send her a gift.") is context for the question beside it, never a part of its own."""
-    pieces = [p.strip(" ,") for p in _PART_BREAK.split(question)]
-    parts: list[str] = []
-    pending = ""  # statements waiting for the question they introduce
-    for piece in (p for p in pieces if p):
-        if parts and len(piece.split()) < 3:
-            parts[-1] = f"{parts[-1]} {piece}"
-        elif not _asks(piece):
-            pending = f"{pending} {piece}".strip()
-        else:
-            parts.append(f"{pending} {piece}".strip())
-            pending = ""
-    if pending and parts:
-        parts[-1] = f"{parts[-1]} {pending}"
-    return [each for part in parts for each in _compared(part)] or [question]
-
-
-# "How did INP change on the newspaper project compared with the checkout?"
-_COMPARED = re.compile(
-    r"^(?P<head>.*\b(?:on|in|for|at|with|of|from|about)\s)(?P<one>.+?),?\s+"
-    r"(?:compared\s+(?:with|to)|as\s+opposed\s+to|versus|vs\.?)\s+(?P<two>[^?]+?)\s*\??$",
-    re.IGNORECASE,
-)
-
-
-def _compared(part: str) -> list[str]:
-    """A comparison asks the same thing of two things: "How did INP change on the newspaper
-    project compared with the checkout?" is asked of each, so each is searched for on its own
-    ("How did INP change on the checkout?")."""
-    match = _COMPARED.match(part)
-    if match is None:
-        return [part]
-    head = match.group("head")
-    return [f"{head}{match.group('one')}", f"{head}{match.group('two')}?"]
-
-
-_VISITOR = re.compile(r"^\W*(i|i'm|i've|i'd|we|we're|we've|we'd|our|my|us)\b", re.IGNORECASE)
-_THIRD_PERSON = re.compile(r"\b(he|she|they|him|her|his|hers|them|their)\b", re.IGNORECASE)
-_PIECES = re.compile(r"(?<=[.?!])\s+")
-
-
-def about_the_visitor(question: str, is_owner: Callable[[str], bool]) -> str:
-    """What the visitor says about themselves around their question ("what are your working
-    hours? we're in New York", "I'm hiring in Berlin."): statements in the first person that
-    ask nothing and are not about the owner. Their names are the visitor's, not the site's."""
-    pieces = [p for chunk in _PART_BREAK.split(question) for p in _PIECES.split(chunk)]
-    return " ".join(
-        piece
-        for piece in pieces
-        if _VISITOR.search(piece.replace("’", "'"))
-        and not _asks(piece)
-        and not _THIRD_PERSON.search(piece)
-        and not any(is_owner(w.lower()) for w in re.findall(r"[A-Za-z]+", piece))
-    )
-
-
-_ASKS = re.compile(
-    r"\?\s*$|(?:^\W*|[,;:.!]\s+)(what|which|who|whom|whose|when|where|why|how|whether|is|are|was|were|do|does|"
-    r"did|can|could|would|should|will|has|have|had|tell|name|list|describe|explain)\b",
-    re.IGNORECASE,
-)
-
-
-def _asks(piece: str) -> bool:
-    """Whether a piece of a question asks something (rather than telling some context)."""
-    return bool(_ASKS.search(piece))

@@ -23,6 +23,7 @@ and how to say it is `generate/select.py` and `generate/compose.py`.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -30,7 +31,6 @@ from sitecite.generate.answer_types import ASKS_PLANS, OWN_PLAN
 from sitecite.generate.answerable import NEEDS, Ranked, answerable_row, default_answerability
 from sitecite.generate.base import Context, Generator
 from sitecite.generate.compose import Composition, Passage, render
-from sitecite.generate.evidence import about_the_visitor, proper_names, question_parts
 from sitecite.generate.features import (
     FEATURES,
     Candidate,
@@ -39,10 +39,12 @@ from sitecite.generate.features import (
 )
 from sitecite.generate.follow import NEEDS as FOLLOWER_NEEDS
 from sitecite.generate.follow import default_follower
-from sitecite.generate.overview import lead_with, overview_lead, overview_topic
-from sitecite.generate.owner import keyed_facts, owner_facts, owner_question
+from sitecite.generate.overview import lead_with, overview_lead
+from sitecite.generate.owner import keyed_facts, owner_facts
+from sitecite.generate.pointer import best_lines, pointed
 from sitecite.generate.ranker import Ranker, default_ranker
 from sitecite.generate.select import merge, orphaned_lead_in, passages_for, shown
+from sitecite.question import Part, Reading, proper_names
 from sitecite.screen import answer_kind, has_answer_kind
 from sitecite.tokens import content_stems
 from sitecite.types import Check, Draft, Section
@@ -52,6 +54,21 @@ _CLAUSE = re.compile(r"[;:!?]\s+|\.\s+")
 DEFAULT_SENTENCE_THRESHOLD = 0.0
 DEFAULT_COVERAGE_THRESHOLD = 0.51
 CALIBRATION_PAIRS = 30  # (cosine, coverage) of the top sentences, kept for `sitecite calibrate`
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One strategy's answer to one part of the question: the passages it would show and the
+    sentence that leads them; `planned` when the only sentence that would answer says what
+    is to come (a refusal that quotes the plan)."""
+
+    strategy: str  # one of STRATEGIES
+    passages: list[Passage]
+    lead: Candidate
+    planned: Candidate | None = None
+
+
+STRATEGIES = ("profile", "overview", "ranked")  # tried in this order for each part
 
 
 class ExtractiveGenerator(Generator):
@@ -85,7 +102,8 @@ class ExtractiveGenerator(Generator):
         self.features = tuple(name for name in FEATURES if name in wanted)
 
     def generate(self, context: Context) -> Draft:
-        unknown = unknown_names(context)
+        reading = context.read()
+        unknown = unknown_names(context, reading)
         checks = [
             Check(
                 "entities",
@@ -94,10 +112,11 @@ class ExtractiveGenerator(Generator):
             )
         ]
         if unknown:
-            return self._refuse("unknown_entity", checks)
+            return pointed(context, self.name, checks, missing=unknown)
 
-        parts = question_parts(context.question)
-        vectors = [context.query_vector] if len(parts) == 1 else part_vectors(context, parts)
+        parts = [part.text for part in reading.parts]
+        whole = len(parts) == 1
+        vectors = [context.query_vector] if whole else part_vectors(context, parts)
         composition = Composition()
         said: set[str] = set()
         missing_kind: list[str] = []
@@ -106,64 +125,48 @@ class ExtractiveGenerator(Generator):
         judged: list[str] = []
         pairs: list[list[float]] = []
         names: list[str] = []
-        for part, vector in zip(parts, vectors, strict=True):
-            names = part_names(context, part, names)
-            ranked, order = self.rank_part(context, part, vector, names, said, len(parts) == 1)
+        proposals: list[Proposal] = []
+        lines: dict[int, str] = {}  # per section, its best-ranked sentence, for a pointed reply
+        for part, vector in zip(reading.parts, vectors, strict=True):
+            names = part_names(context, part.text, names)
+            ranked, order = self.rank_part(context, part.text, vector, names, said, whole)
+            if ranked is not None and not lines:
+                items = ranked.candidates.items
+                lines = best_lines(
+                    [c.section_position for c in items], ranked.scores, [c.text for c in items]
+                )
             if ranked is None:
-                kind = context.answer_kind if len(parts) == 1 else answer_kind(part)
-                missing_kind.append(f"'{part}' asks for {kind}; no admitted sentence has one")
-                composition.uncovered.append(part)
+                kind = context.answer_kind if whole else part.kind
+                missing_kind.append(f"'{part.text}' asks for {kind}; no admitted sentence has one")
+                composition.uncovered.append(part.text)
                 continue
             items = ranked.candidates.items
             pairs = pairs or [
                 [round(items[i].cosine, 4), round(items[i].coverage, 4)]
                 for i in order[:CALIBRATION_PAIRS]
             ]
-            support.append(_support_detail(part, ranked, order, self))
-            is_owner = context.index.is_subject
-            asks_owner = owner_question(part, is_owner) if self.overview else ""
-            profile = owner_facts(ranked, context.sections, asks_owner) if asks_owner else []
-            if self.overview and not asks_owner:  # "what are your working hours?"
-                profile = keyed_facts(ranked, order, context.sections, part, is_owner)
-            if profile:  # about the owner: the profile facts that say it, and nothing else
-                judged.append(f"'{part}': asks about the owner; the profile says it")
-                items = ranked.candidates.items
-                new = [i for i in profile if items[i].text not in said]  # an earlier part's?
-                facts = [Passage(items[i].section_position, (items[i].text,)) for i in new]
-                composition.passages.extend(merge(facts))
-                said.update(items[i].text for i in new)
+            support.append(_support_detail(part.text, ranked, order, self))
+            proposal = self.propose(context, part, ranked, order, said, whole, judged)
+            if proposal is None or proposal.planned is not None:
+                if proposal is not None and proposal.planned is not None:
+                    planned.append(proposal.planned)
+                composition.uncovered.append(part.text)
                 continue
-            topic = overview_topic(part) if self.overview and len(parts) == 1 else ""
-            lead = overview_lead(ranked, context.sections, topic) if topic else None
-            if lead is not None:  # a question about a whole page: its summary leads
-                ranked = lead_with(ranked, lead)
-                judged.append(f"'{part}': asks about a page the context holds")
-            elif not self.judged_answerable(context, part, ranked, judged):
-                composition.uncovered.append(part)
-                continue
-            elif only_planned(part, ranked.candidates.items[ranked.eligible[0]].text):
-                # "What did the network look like after the update?" led by "I can't wait to
-                # update it when...": the site says it is to come, not what came of it
-                planned.append(ranked.candidates.items[ranked.eligible[0]])
-                composition.uncovered.append(part)
-                continue
-            # a question of several parts gets one sentence per part; a single one, followers
-            room = self.max_sentences - 1 if len(parts) == 1 else 0
-            chosen = passages_for(
-                ranked, context.sections, part, self.follower, room, keep_lead=lead is not None
+            proposals.append(proposal)
+            composition.passages.extend(proposal.passages)
+            said.update(
+                s for passage in proposal.passages for s in shown(passage, context.sections)
             )
-            composition.passages.extend(chosen)
-            said.update(s for passage in chosen for s in shown(passage, context.sections))
 
-        if context.answer_kind or any(answer_kind(p) for p in parts):
+        if context.answer_kind or any(part.kind for part in reading.parts):
             detail = "; ".join(missing_kind) or "every part that asks for a kind of answer has one"
             answered = bool(composition.passages)
             checks.append(Check("answer_kind", not missing_kind or answered, detail))
             if len(missing_kind) == len(parts):
-                return self._refuse("answer_kind", checks)
+                return pointed(context, self.name, checks, lines=lines)
         checks.append(Check("support", bool(judged), "; ".join(support), {"pairs": pairs}))
         if not judged:
-            return self._refuse("low_support", checks)
+            return pointed(context, self.name, checks, lines=lines)
         found = bool(composition.passages)
         detail = (
             f"probability that the site answers {'; '.join(judged)}; "
@@ -176,9 +179,68 @@ class ExtractiveGenerator(Generator):
         if not found and planned:
             return self._only_planned(planned[0], context.sections, checks)
         if not found:
-            return self._refuse("unanswerable", checks)
+            return pointed(context, self.name, checks, lines=lines)
         text, cited = render(composition, context.sections)
-        return Draft(text, cited, False, self.name, checks=tuple(checks))
+        quotes = tuple(_quoted(composition, position) for position in cited)
+        return Draft(text, cited, False, self.name, checks=tuple(checks), quotes=quotes)
+
+    def propose(
+        self,
+        context: Context,
+        part: Part,
+        ranked: Ranked,
+        order: list[int],
+        said: set[str],
+        whole: bool,
+        judged: list[str],
+    ) -> Proposal | None:
+        """The first strategy's answer to one part, in the order of STRATEGIES: the owner's
+        profile facts that say it, the summary of the page it asks about, the ranked
+        sentences that answer it. None when no strategy answers (the reason in `judged`)."""
+        facts = self.from_profile(context, part, ranked, order)
+        if facts:  # about the owner: the profile facts that say it, and nothing else
+            judged.append(f"'{part.text}': asks about the owner; the profile says it")
+            items = ranked.candidates.items
+            new = [i for i in facts if items[i].text not in said]  # an earlier part's?
+            shown_facts = [Passage(items[i].section_position, (items[i].text,)) for i in new]
+            return Proposal("profile", merge(shown_facts), items[facts[0]])
+        lead = self.from_overview(context, part, ranked, whole)
+        if lead is not None:  # a question about a whole page: its summary leads
+            ranked = lead_with(ranked, lead)
+            judged.append(f"'{part.text}': asks about a page the context holds")
+        elif not self.judged_answerable(context, part.text, ranked, judged):
+            return None
+        lead_item = ranked.candidates.items[ranked.eligible[0]]
+        if lead is None and only_planned(part.text, lead_item.text):
+            # "What did the network look like after the update?" led by "I can't wait to
+            # update it when...": the site says it is to come, not what came of it
+            return Proposal("ranked", [], lead_item, planned=lead_item)
+        # a question of several parts gets one sentence per part; a single one, followers
+        room = self.max_sentences - 1 if whole else 0
+        chosen = passages_for(
+            ranked, context.sections, part.text, self.follower, room, keep_lead=lead is not None
+        )
+        return Proposal("overview" if lead is not None else "ranked", chosen, lead_item)
+
+    def from_profile(
+        self, context: Context, part: Part, ranked: Ranked, order: list[int]
+    ) -> list[int]:
+        """Strategy 1: the owner's profile facts that answer a question about the owner (who,
+        what they do, where, whether free, how to reach them) or name a key of the profile."""
+        if not self.overview:
+            return []
+        if part.owner:
+            return owner_facts(ranked, context.sections, part.owner)
+        is_owner = context.index.is_subject
+        return keyed_facts(ranked, order, context.sections, part.text, is_owner)
+
+    def from_overview(
+        self, context: Context, part: Part, ranked: Ranked, whole: bool
+    ) -> int | None:
+        """Strategy 2: a question about a whole page is led by the page's summary."""
+        if not (self.overview and whole and part.topic):
+            return None
+        return overview_lead(ranked, context.sections, part.topic)
 
     def rank_part(
         self,
@@ -285,18 +347,12 @@ def part_vectors(context: Context, parts: list[str]) -> list[np.ndarray]:
     return [known[part] for part in parts]
 
 
-def unknown_names(context: Context) -> list[str]:
-    """Proper names of the question that the site never uses and that are not the owner's."""
+def unknown_names(context: Context, reading: Reading) -> list[str]:
+    """Proper names of the question that the site never uses and that are not the owner's
+    ("we're in New York": the visitor's names, not the site's, are left aside)."""
     index = context.index
     unknown = []
-    # "we're in New York": the visitor's names, not the site's, unless what is asked names
-    # them too ("I'm a recruiter at Acme. Did Jake work at Acme?")
-    said = about_the_visitor(context.question, index.is_subject)
-    asked = context.question.replace(said, " ") if said else context.question
-    visitor = set(proper_names(said)) - set(proper_names(asked))
-    for name in proper_names(context.question):
-        if name in visitor:
-            continue
+    for name in reading.names:
         lowered = name.lower()
         parts = [p for p in re.split(r"[.\-_+#/]", lowered) if p]
         if lowered in index.terms or index.is_subject(lowered):
@@ -350,4 +406,14 @@ def _support_detail(
         f"'{part}': best sentence (ranker score {score:.2f}) cosine {top.cosine:.3f}, coverage "
         f"{top.coverage:.2f}; thresholds {generator.sentence_threshold:.3f} and "
         f"{generator.coverage_threshold:.2f}; {len(ranked.eligible)} sentence(s) clear both"
+    )
+
+
+def _quoted(composition: Composition, position: int) -> tuple[str, ...]:
+    """What the answer quotes of the section at `position`: its passages' sentences."""
+    return tuple(
+        sentence
+        for passage in composition.passages
+        if passage.section_position == position
+        for sentence in (*passage.sentences, *passage.listed)
     )

@@ -29,8 +29,9 @@ from sitecite.generate.answer_types import (
     type_match,
 )
 from sitecite.generate.base import Context
-from sitecite.generate.evidence import WordCoverage, focus_words, proper_names
+from sitecite.generate.evidence import WordCoverage, focus_words
 from sitecite.ingest.kinds import CODE, PUBLISHED, QUOTABLE
+from sitecite.question import proper_names
 from sitecite.screen import answer_kind
 from sitecite.text import stem, words
 from sitecite.tokens import content_stems

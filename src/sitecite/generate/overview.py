@@ -12,7 +12,6 @@ one sentence as for any answer.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from sitecite.generate.answerable import Ranked
@@ -20,26 +19,7 @@ from sitecite.ingest.kinds import PROSE, SUMMARY
 from sitecite.tokens import content_stems
 from sitecite.types import Section
 
-_OVERVIEW = re.compile(
-    r"^\s*(?:(?:can|could|would)\s+you\s+|please\s+)?"
-    r"(?:tell\s+me\s+(?:more\s+)?about|give\s+(?:me\s+)?an\s+overview\s+of|"
-    r"(?:an\s+)?overview\s+of|summari[sz]e|what(?:\s+is|\s+was|'s|’s)\s+(?:the\s+)?)"
-    r"\s*(?P<topic>.+?)(?:\s+(?:post|page|article|project))?(?P<about>\s+about)?\s*[?.!]*\s*$",
-    re.IGNORECASE,
-)
 MATCH_SHARE = 0.6  # of the title's words in the topic, and of the topic's in the title
-
-
-def overview_topic(question: str) -> str:
-    """The topic of a question asking about a whole thing, or "" for any other question.
-    "What is X" asks about a whole thing only as "What is X about?"."""
-    match = _OVERVIEW.match(question)
-    if not match:
-        return ""
-    opener = question[: match.start("topic")].lower()
-    if opener.lstrip().startswith("what") and not match.group("about"):
-        return ""
-    return match.group("topic").strip()
 
 
 def overview_lead(ranked: Ranked, sections: Sequence[Section], topic: str) -> int | None:

@@ -23,73 +23,26 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from sitecite.generate.answerable import Ranked
-from sitecite.generate.evidence import proper_names
 from sitecite.generate.features import Candidate
 from sitecite.ingest.data import FACTS_PAGE_ID
 from sitecite.ingest.identity import PROFILE_HEADING, WRITES_THE_SITE
 from sitecite.ingest.kinds import FACT
-from sitecite.tokens import content_tokens, stem, words
+from sitecite.question import (
+    CONTACT,
+    FREE,
+    PAST,
+    PERSON,
+    PLACE,
+    ROLE,
+    SITE,
+    WHO,
+    asked_stems,
+    lowered_words,
+    proper_names,
+)
+from sitecite.tokens import content_tokens, stem
 from sitecite.types import Section
 
-
-def _stems(*words: str) -> frozenset[str]:
-    return frozenset(stem(w) for w in words)
-
-
-WHO, ROLE, CONTACT, PLACE, FREE = "who", "role", "contact", "place", "free"
-SITE = "site"  # who is behind the site: the owner's name first
-# what a question about the owner's work may say besides their name
-_ROLE_WORDS = _stems(
-    *("work", "works", "job", "jobs", "role", "occupation", "career", "profession"),
-    *("company", "employer", "title", "position", "day", "days", "current", "currently"),
-    *("now", "today", "kind", "type", "field", "industry"),
-)
-# "where are you based?", "which city does she live in?"
-_PLACE_WORDS = _stems(
-    *("based", "located", "location", "live", "lives", "living", "from", "city", "country"),
-    *("reside", "home", "hometown", "town", "where", "currently", "now", "today"),
-)
-_PLACE_ASKS = _stems("based", "located", "location", "live", "reside", "city", "country")
-# "are you available?", "is she taking new clients?", "can I hire you for a project soon?"
-_FREE_WORDS = _stems(
-    *("available", "availability", "free", "open", "hire", "booked", "taking", "take"),
-    *("new", "client", "clients", "project", "projects", "work", "contract", "contracts"),
-    *("start", "starting", "soon", "now", "currently", "moment", "month", "next"),
-    *("opportunities", "offers", "engagement", "engagements", "freelance", "right"),
-    *("job", "jobs", "role", "roles", "opportunity", "offer", "earliest", "soonest"),
-)
-# "when is the earliest she could start?": when, not whether
-_FREE_ASKS = _stems(
-    *("available", "availability", "free", "open", "hire", "booked", "taking", "earliest"),
-    "soonest",
-)
-_WHERE = re.compile(r"^\W*where\b", re.IGNORECASE)
-_WHO_WORDS = _stems("background", "bio", "biography", "profile", "story", "himself", "herself")
-_CONTACT_WORDS = _stems(
-    *("contact", "reach", "email", "e-mail", "mail", "touch", "get", "hire", "message"),
-    *("enquiry", "inquiry", "connect", "best", "way", "talk", "details", "info"),
-)
-_CONTACT_ASKS = _stems("contact", "reach", "email", "e-mail", "touch", "hire", "connect")
-_WHO = re.compile(
-    r"^\W*(?:who\b|tell\s+me\s+(?:more\s+)?about\b|(?:a\s+)?(?:little\s+)?about\b|introduce\b)",
-    re.IGNORECASE,
-)
-_DOES = re.compile(r"\bwhat\s+(?:does|do|did)\b.*\bdo\b|\bfor\s+a\s+living\b", re.IGNORECASE)
-_PAST = re.compile(
-    r"\b(was|were|did|had|used\s+to|before|previously|formerly|former|past|earlier|ago|"
-    r"first|then|back\s+in|(?:19|20)\d\d)\b",
-    re.IGNORECASE,
-)
-# "who runs this site?", "who is the guy behind this blog?", "whose website is this?"
-_BEHIND = re.compile(
-    r"^\W*(?:who(?:'s|\s+is|\s+are)?\s+(?:the\s+\w+\s+)?(?:behind|runs|writes|made|built|"
-    r"owns|maintains|created|wrote)|whose)\s+(?:this|the)\s+(?:site|website|blog|page|portfolio)"
-    r"(?:\s+is\s+this)?\W*$"
-    r"|^\W*whose\s+(?:site|website|blog|portfolio)\s+is\s+this\W*$",
-    re.IGNORECASE,
-)
-_LIVING = re.compile(r"\bfor\s+a\s+living\b", re.IGNORECASE)
-_PERSON = frozenset({"he", "she", "they", "him", "her", "his", "hers", "their", "them"})
 # profile keys ("occupation: Product Manager") that answer each kind of question, best first
 KEYS = {
     ROLE: ("occupation", "role", "job", "position", "title", "profession", "company", "employer"),
@@ -104,34 +57,6 @@ KEYS = {
 SAY = {ROLE: 1, WHO: 2, CONTACT: 2, PLACE: 1, FREE: 2, SITE: 2}
 # a key of a profile line: "occupation" in "Timothy Lin — occupation: Product Manager; ..."
 _KEY = re.compile(r"(?:^|;\s*|—\s*)([A-Za-z][\w ]{0,30}?):\s")
-
-
-def owner_question(question: str, is_owner: Callable[[str], bool]) -> str:
-    """WHO, ROLE, PLACE, FREE or CONTACT when `question` asks that about the owner (named,
-    or "he", "she", "they"), else ""; `is_owner` says whether a word is one of the owner's
-    names. "Who runs this site?" asks who the owner is without naming them."""
-    if _BEHIND.search(question):
-        return SITE
-    lowered = _lowered(question)
-    names = [w for w in lowered if w.isalpha() and is_owner(w)]
-    if not names and not _PERSON.intersection(lowered):
-        return ""
-    rest = _asked_stems(_LIVING.sub(" ", question), is_owner)
-    if rest and rest <= _CONTACT_WORDS and rest & _CONTACT_ASKS:
-        return CONTACT
-    if rest <= _WHO_WORDS and names and _WHO.search(question):
-        return WHO
-    if _PAST.search(question):
-        return ""  # the profile says what is true now: "which company was he at in 2020?"
-    if rest <= _FREE_WORDS and rest & _FREE_ASKS:
-        return FREE
-    if rest <= _PLACE_WORDS and (
-        rest & _PLACE_ASKS or (_WHERE.search(question) and "from" in lowered)
-    ):
-        return PLACE
-    if rest <= _ROLE_WORDS and (rest or _DOES.search(question)):
-        return ROLE
-    return ""
 
 
 def profile_sections(sections: Sequence[Section]) -> list[Section]:
@@ -178,11 +103,11 @@ def keyed_facts(
     heading, which come in their order. Only when the ranker agrees, with a keyed fact among
     its first KEYED_TOP, and never for a question in the past: the profile says what is
     true now."""
-    lowered = _lowered(question)
-    about = _PERSON.intersection(lowered) or _ADDRESSED.search(question)
-    if not (about or any(w.isalpha() and is_owner(w) for w in lowered)) or _PAST.search(question):
+    lowered = lowered_words(question)
+    about = PERSON.intersection(lowered) or _ADDRESSED.search(question)
+    if not (about or any(w.isalpha() and is_owner(w) for w in lowered)) or PAST.search(question):
         return []
-    stems = _asked_stems(question, is_owner)
+    stems = asked_stems(question, is_owner)
     joined = {a + b for a, b in zip(lowered, lowered[1:], strict=False)}
     names = {stem(n.lower()) for n in proper_names(question) if not is_owner(n.lower())}
     found: list[tuple[int, int, int, int, int]] = []
@@ -205,16 +130,6 @@ def _named(key: str, stems: set[str], joined: set[str]) -> int:
     if wanted and wanted <= stems:
         return len(wanted)
     return int(key.lower().replace(" ", "") in joined)
-
-
-def _lowered(question: str) -> list[str]:
-    """The question's words in lower case, possessives removed ("Tim's" -> "tim")."""
-    return [re.sub(r"['’]s?$", "", w) for w in words(question)]
-
-
-def _asked_stems(text: str, is_owner: Callable[[str], bool]) -> set[str]:
-    """The stems of the text's content words, the owner's names aside."""
-    return {t.stem for t in content_tokens(text) if not is_owner(t.lower)}
 
 
 def _profile_facts(

@@ -1,0 +1,100 @@
+"""The honest reply when no answer is sure: say so, and point at the closest sections.
+
+The gate found the question on topic (it admitted sections), but no strategy of the answerer
+was confident enough to answer directly. "The site doesn't say" would be false when the site
+does say, in words the answerer could not read; a visitor is better served by the pages that
+come closest, each with the one line of it nearest the question, so they can read it there.
+The reply is a refusal (`refused`), with its own reason (`no_direct_answer`) and citations: the
+answer JSON's `outcome` is `pointed`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from sitecite.generate.base import Context
+from sitecite.generate.compose import label
+from sitecite.ingest.kinds import QUOTABLE
+from sitecite.types import Check, Draft, RefusalReason
+
+NO_DIRECT_ANSWER = "I couldn't find a direct answer to that on the site."
+CLOSEST = 3  # sections a pointed reply names: what a visitor reads before giving up
+
+
+def closest_sections(context: Context, most: int = CLOSEST) -> list[int]:
+    """Positions (in the context) of the closest sections, one per page, best first: a
+    visitor gains nothing from three headings of the same page."""
+    chosen: list[int] = []
+    pages: set[str] = set()
+    for position, section in enumerate(context.sections):
+        if section.page_id in pages:
+            continue
+        pages.add(section.page_id)
+        chosen.append(position)
+        if len(chosen) == most:
+            break
+    return chosen
+
+
+def closest_line(context: Context, position: int) -> str:
+    """The quotable sentence of a section nearest the question by meaning ("" if none)."""
+    section = context.sections[position]
+    span = context.index.sentence_rows(context.rows[position])
+    if not len(span):
+        return ""
+    cosines = context.index.sentence_vectors[span.start : span.stop] @ context.query_vector
+    quotable = [number for number, kind in enumerate(section.sentence_kinds) if kind in QUOTABLE]
+    if not quotable:
+        return ""
+    best = max(quotable, key=lambda number: float(cosines[number]))
+    return section.sentences[best]
+
+
+def pointed(
+    context: Context,
+    generator: str,
+    checks: Sequence[Check] = (),
+    missing: Sequence[str] = (),
+    lines: Mapping[int, str] | None = None,
+) -> Draft:
+    """The pointed reply: no direct answer, the closest sections cited with their closest
+    line as the quote. `missing` names what the question asks about that the site never
+    mentions; `lines` may give a better line per section position than nearness alone."""
+    positions = closest_sections(context)
+    quotes = tuple(((lines or {}).get(p) or closest_line(context, p),) for p in positions)
+    quotes = tuple(q if q[0] else () for q in quotes)
+    named = "; ".join(
+        f"{label(context.sections[p])} [{n}]" for n, p in enumerate(positions, start=1)
+    )
+    opening = f"The site doesn't mention {_joined(missing)}." if missing else NO_DIRECT_ANSWER
+    text = f"{opening} The closest sections: {named}." if positions else opening
+    detail = f"pointed at {len(positions)} closest section(s)"
+    return Draft(
+        text,
+        tuple(positions),
+        True,
+        generator,
+        refusal_reason=RefusalReason.NO_DIRECT_ANSWER,
+        checks=(*checks, Check("pointed", True, detail)),
+        quotes=quotes,
+    )
+
+
+def _joined(names: Sequence[str]) -> str:
+    if len(names) < 2:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def best_lines(
+    positions: Sequence[int], scores: np.ndarray, texts: Sequence[str]
+) -> dict[int, str]:
+    """The best-scored candidate sentence of each section position (candidates given as
+    parallel sequences of section positions, scores and texts)."""
+    best: dict[int, tuple[float, str]] = {}
+    for position, score, text in zip(positions, scores, texts, strict=True):
+        if position not in best or score > best[position][0]:
+            best[position] = (float(score), text)
+    return {position: text for position, (_, text) in best.items()}
