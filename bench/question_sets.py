@@ -68,10 +68,12 @@ def main() -> None:
     rows = []
     for site in args.sites.split(","):
         index = Path(args.indexes) / site if args.indexes else site_index(site, settings)
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         engine = Engine.load(index, settings)
-        loaded = time.perf_counter() - started
+        loaded, loaded_cpu = time.perf_counter() - started, time.process_time() - cpu
+        cpu = time.process_time()
         made = generate_questions(engine, Plan(seed=args.seed), name=f"{site}-generated")
+        generated_cpu = time.process_time() - cpu
         text = site_text(engine)
         present = [
             name
@@ -87,6 +89,8 @@ def main() -> None:
             "site": site,
             "load_s": round(loaded, 2),
             "generate_s": round(made.seconds, 2),
+            "load_cpu_s": round(loaded_cpu, 2),  # on a busy machine, the time on an idle one
+            "generate_cpu_s": round(generated_cpu, 2),
             "counts": dict(made.counts()),
             "kinds": dict(Counter(c.kind for c in made.questions)),
             "dropped": len(made.dropped),
@@ -100,6 +104,7 @@ def main() -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(made.to_json(), ensure_ascii=False, indent=2) + "\n")
         if not args.no_eval:
+            HOME.mkdir(parents=True, exist_ok=True)
             path = HOME / f"{site}-set.json"
             path.write_text(json.dumps(made.to_json(), ensure_ascii=False))
             report = evaluate(path, index, settings, engine=engine, judge=None)

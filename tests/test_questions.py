@@ -66,8 +66,8 @@ def test_fact_questions_hold_their_answer_in_their_source(
     assert facts
     for candidate in facts:
         source = candidate.expected_sources[0]
-        text = " ".join(
-            s.text for s in engine.index.sections if source in (s.id, s.page_id)
+        text = " ".join(  # what an answer may quote: the sentences, and the page's date
+            " ".join(s.sentences) for s in engine.index.sections if source in (s.id, s.page_id)
         ).lower()
         for group in candidate.must_contain:
             assert any(v.lower() in text for v in group), candidate

@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterator
 
 from sitecite.facts import facts
 from sitecite.ingest.data import FACTS_PAGE_ID
+from sitecite.ingest.identity import PROFILE_HEADING
 from sitecite.questions.grammar import base_form, finish, lower_first, third_person
 from sitecite.questions.model import Candidate
 from sitecite.questions.site import Owner, SiteText
@@ -24,7 +25,7 @@ from sitecite.types import Section
 # Profile keys (data files, author pages) and the question a visitor asks for each. The keys
 # are the common vocabulary of personal profiles (JSON Resume, Hugo and Jekyll author data).
 PROFILE_QUESTIONS = (
-    (("role", "occupation", "job", "title", "position", "profession"), "What does {first} do?"),
+    (("role", "occupation", "job", "position", "profession"), "What does {first} do?"),
     (("company", "employer", "organisation", "organization"), "Who does {first} work for?"),
     (("city",), "Which city is {first} based in?"),
     (("country",), "Which country does {first} live in?"),
@@ -39,13 +40,19 @@ PROFILE_QUESTIONS = (
         "Where can I find {first} on {key}?",
     ),
 )
+SERVICE_NAMES = {
+    "github": "GitHub",
+    "gitlab": "GitLab",
+    "linkedin": "LinkedIn",
+    "youtube": "YouTube",
+}
 _PROFILE_LINE = re.compile(r"^(?:(?P<group>[^:—]{2,40}) — )?(?P<pairs>.+?)\.?$")
 _PAIR = re.compile(r"^(?P<key>[A-Za-z][\w -]{0,30}):\s+(?P<value>.+)$")
 _PUBLISHED = re.compile(r"^(?P<title>.+) was published on (?P<date>.+?)\.?$")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 # A page about the owner's setup (the "uses" page convention, uses.tech): its items name tools.
 SETUP_PAGE = re.compile(
-    r"\b(uses|setup|gear|tools|toolkit|stack|equipment|hardware|software|workstation|desk)\b",
+    r"^(?:my |our )?(?:uses|setup|desk setup|gear|tools|toolkit|stack|equipment|what i use)$",
     re.IGNORECASE,
 )
 _SETUP_ITEM = re.compile(r"^(?P<key>[A-Za-z][A-Za-z -]{1,30}):\s+(?P<value>.+)$")
@@ -101,10 +108,12 @@ _CLAUSE = re.compile(
     r"do|don't|matters?|works?)\b",
     re.IGNORECASE,
 )
+_LISTICLE = re.compile(
+    r"^(\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) \w+", re.IGNORECASE
+)
 _WH_OR_AUX = re.compile(
     r"^(what|why|how|when|where|who|which|is|are|does|do|can|should|will|would)\b", re.IGNORECASE
 )
-_QUOTABLE = frozenset({"prose", "item", "row", "fact", "summary"})
 _WH = re.compile(r"^(what|why|how|when|where|who|which)\b", re.IGNORECASE)
 _SYMBOLS = re.compile(r"[^\w\s.,:;!?'’\"“”()&+#/-]")  # emoji and marks a visitor does not type
 _SERIES = re.compile(r"(\b\d{1,2}(\.\d)?|\b[IVX]{1,4}|\bpart \w+)$", re.IGNORECASE)
@@ -141,12 +150,20 @@ def key_fact(value: str) -> str:
     if year or found:
         chosen = year or found[0]
         return value[chosen.start : chosen.end]
-    names = [m.group(0) for m in _NAME_RUN.finditer(value) if m.start() > 0]
+    names = [  # "Arabic (native); English" opens with a name; "The studio in Lisbon" does not
+        m.group(0)
+        for m in _NAME_RUN.finditer(value)
+        if m.start() > 0 or m.group(0).split()[0].lower() not in STOPWORDS
+    ]
     return names[0] if names else ""
 
 
 def profile_questions(site: SiteText, owner: Owner) -> Iterator[Candidate]:
+    """From the profile: the facts page (data files) and an author page's profile section;
+    "GitHub: a Swiss Army knife" in a list of press clips is no profile."""
     for section in site.sections:
+        if section.page_id != FACTS_PAGE_ID and section.heading != PROFILE_HEADING:
+            continue
         for sentence, kind in zip(section.sentences, section.sentence_kinds, strict=False):
             if kind != "fact":
                 continue
@@ -178,18 +195,13 @@ def _profile_question(
     if any(ch.isdigit() for ch in key) or lowered in ("name", "tagline"):
         return None  # an id ("Sz g01") or the owner's own name is no question
     fact = key_fact(value)
+    if owner.words & {w.lower() for w in re.findall(r"\w+", fact)}:
+        return None  # "Title: Ben Balter" is the site's title, not a job
     template = next((t for keys, t in PROFILE_QUESTIONS if lowered in keys), "")
-    if not template:
-        words = lowered.split()
-        if not fact or any(w in STOPWORDS for w in words) or len(words) > 3:
-            return None
-        if not any(ch.isdigit() for ch in fact):
-            return None  # a question of our own wording needs a figure to grade it by
-        template = "What are {possessive} " if lowered.endswith("s") else "What is {possessive} "
-        template += lowered + "?"
-    if not fact:
-        return None
-    question = template.format(first=owner.first, possessive=owner.possessive, key=key)
+    if not template or not fact:
+        return None  # a key of no known meaning ("Tribal Leadership" in a books file)
+    shown = SERVICE_NAMES.get(lowered, key[:1].upper() + key[1:])
+    question = template.format(first=owner.first, possessive=owner.possessive, key=shown)
     return Candidate(
         finish(question),
         "fact",
@@ -230,7 +242,8 @@ def published_questions(site: SiteText, owner: Owner) -> Iterator[Candidate]:
 
 def setup_questions(site: SiteText, owner: Owner) -> Iterator[Candidate]:
     for section in site.sections:
-        if not SETUP_PAGE.search(f"{section.title} {section.heading} {section.page_id}"):
+        slug = section.page_id.rsplit("/", 1)[-1].replace("-", " ")
+        if not (SETUP_PAGE.match(section.title.strip()) or SETUP_PAGE.match(slug)):
             continue
         for sentence, kind in zip(section.sentences, section.sentence_kinds, strict=False):
             match = _SETUP_ITEM.match(sentence) if kind in ("item", "prose") else None
@@ -238,7 +251,12 @@ def setup_questions(site: SiteText, owner: Owner) -> Iterator[Candidate]:
                 continue
             key = match.group("key").strip().lower()
             words = key.split()
-            if len(words) > 3 or any(site.casing[w] <= 0 for w in words if w not in STOPWORDS):
+            if (
+                _WH.match(key)
+                or words[0] in STOPWORDS
+                or len(words) > 3
+                or any(site.casing[w] <= 0 for w in words if w not in STOPWORDS)
+            ):
                 continue  # "Homebrew: my Brewfile" names a tool, not a kind of tool
             head = " ".join(match.group("value").split()[:6])
             name = next(
@@ -344,13 +362,11 @@ def heading_questions(site: SiteText, owner: Owner) -> Iterator[Candidate]:
             r"\b(this|these|that|those|it|they|them|you|your|we|our|i|my)\b", heading, re.I
         ):
             continue
-        if (
-            not 4 <= len(heading.split()) <= 12
-            or sum(k in _QUOTABLE for k in section.sentence_kinds) < 2
-        ):
-            continue
+        if not 4 <= len(heading.split()) <= 12 or section.sentence_kinds.count("prose") < 2:
+            continue  # a list of press clips under a headline is not the owner's answer
+        asked = lower_first(site.plain(heading), site.casing)
         yield Candidate(
-            finish(f"According to {owner.first}, {lower_first(heading, site.casing)}"),
+            finish(f"According to {owner.first}, {asked}"),
             "grounding",
             "heading question",
             expected_sources=(section.id,),
@@ -433,7 +449,10 @@ def _page_question(
         return ""
     if _WH.match(title) or title.endswith("!"):
         return ""
-    if _CLAUSE.search(title):
+    if _LISTICLE.match(title):
+        listed = lower_first(site.plain(title), site.casing)
+        return f"According to {owner.first}, what are the {listed}"
+    if _CLAUSE.search(" ".join(words[:-1])):
         claim = third_person(lower_first(site.plain(title), site.casing), owner)
         return f"Why does {owner.first} say that {claim}" if claim else ""
     if lowered.startswith("my "):

@@ -209,7 +209,7 @@ def _interleaved(candidates: Sequence[Candidate], rng: random.Random) -> list[Ca
 class _Picker:
     """Keeps candidates that pass the checks, in turn, until a group has its count: first one
     per page and at most KIND_SHARE of the group per kind, then up to MAX_PER_PAGE per page
-    and half the group per kind."""
+    and half the group per kind, then any kind (a site may offer only one)."""
 
     def __init__(self, reading: Reading) -> None:
         self.reading = reading
@@ -222,7 +222,8 @@ class _Picker:
         kinds: dict[str, int] = defaultdict(int)
         per_kind = max(2, math.ceil(count * KIND_SHARE))
         pending = list(candidates)
-        for per_page, kind_limit in ((1, per_kind), (MAX_PER_PAGE, max(per_kind, count // 2))):
+        passes = ((1, per_kind), (MAX_PER_PAGE, max(per_kind, count // 2)), (MAX_PER_PAGE, count))
+        for per_page, kind_limit in passes:
             later = []
             for position, candidate in enumerate(pending):
                 if sum(kinds.values()) >= count:
