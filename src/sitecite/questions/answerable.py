@@ -19,7 +19,7 @@ from sitecite.ingest.identity import PROFILE_HEADING
 from sitecite.questions.grammar import base_form, finish, lower_first, third_person
 from sitecite.questions.model import Candidate
 from sitecite.questions.site import Owner, SiteText
-from sitecite.tokens import STOPWORDS
+from sitecite.tokens import STOPWORDS, content_stems
 from sitecite.types import Section
 
 # Profile keys (data files, author pages) and the question a visitor asks for each. The keys
@@ -70,8 +70,8 @@ _FAVOURITE = re.compile(
     r"\b[Mm]y favou?rite (?P<thing>[a-z]+(?: [a-z]+)?) (?:is|was|has to be) (?P<value>[^,;.()]+)"
 )
 _BASED = re.compile(
-    r"\bI(?:'m| am) based in (?P<place>[A-Z][\w-]+(?: [A-Z][\w-]+)?)|"
-    r"\bI (?:live|work remotely from|work from) (?:in )?(?P<place2>[A-Z][\w-]+(?: [A-Z][\w-]+)?)"
+    r"^I(?:'m| am) based in (?P<place>[A-Z][\w-]+(?: [A-Z][\w-]+)?)|"
+    r"^I (?:live in|work remotely from) (?P<place2>[A-Z][\w-]+(?: [A-Z][\w-]+)?)"
 )
 _WORKED = re.compile(
     r"\bI was an? (?P<role>[a-z][a-z -]{2,40}) at (?P<org>[A-Z][\w&.-]*(?: [A-Z][\w&.-]*){0,3})"
@@ -105,7 +105,7 @@ SHORT_TOPIC_TEMPLATES = (
 # A title that is a clause ("Right-to-left is not a mirror image") states a view.
 _CLAUSE = re.compile(
     r"\b(is|are|was|were|isn't|aren't|can|can't|should|shouldn't|will|won't|does|doesn't|"
-    r"do|don't|matters?|works?)\b",
+    r"do|don't|matters?|works?|it['’]s|that['’]s|there['’]s|i['’]m)\b",
     re.IGNORECASE,
 )
 _LISTICLE = re.compile(
@@ -330,8 +330,8 @@ def _favourite(sentence: str, owner: Owner) -> tuple[str, str, str] | None:
     if match is None or any(w in STOPWORDS for w in match.group("thing").split()):
         return None
     fact = key_fact(match.group("value"))
-    if not fact or len(fact.split()) > 5:
-        return None
+    if not fact or len(fact.split()) > 5 or not re.search(r"[A-Z0-9]", fact):
+        return None  # "my favorite bourbon is made" names nothing
     return f"What is {owner.possessive} favourite {match.group('thing')}", fact, "favourite"
 
 
@@ -364,6 +364,8 @@ def heading_questions(site: SiteText, owner: Owner) -> Iterator[Candidate]:
             continue
         if not 4 <= len(heading.split()) <= 12 or section.sentence_kinds.count("prose") < 2:
             continue  # a list of press clips under a headline is not the owner's answer
+        if len(content_stems(heading)) < 2 and not re.search(r"\b[A-Z]{2,}\b", heading):
+            continue  # "What are the hurdles?" needs its page to say of what; "a CLA" does not
         asked = lower_first(site.plain(heading), site.casing)
         yield Candidate(
             finish(f"According to {owner.first}, {asked}"),

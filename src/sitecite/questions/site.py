@@ -162,7 +162,7 @@ class SiteText:
         words = title.split(" ")
         out = []
         for position, word in enumerate(words):
-            bare = re.sub(r"['’]s?$", "", word.strip("\"'“”‘’:,()"))
+            bare = re.sub(r"['’]s?$", "", word.strip("\"'“”‘’:,()?!."))
             lowered = bare.lower()
             if (
                 (position > 0 or len(words) > 1)
