@@ -249,3 +249,17 @@ def test_eval_runs_the_set_unchanged_and_the_lab_counts_the_bait(
     answered = sum(not q["refused"] for q in baited)
     assert report.summary["bait"] == {"asked": 12, "answered": answered}
     assert f"Baited 12 times, answered {answered}." in render_lab(report)
+
+
+@pytest.mark.parametrize(
+    ("owner", "first"),
+    [("Benjamin J. Balter", "Benjamin"), ("works against them", "the author"), ("", "the author")],
+)
+def test_only_a_name_shaped_owner_is_named(owner: str, first: str, tmp_path: Path) -> None:
+    from sitecite.index.store import Index
+    from sitecite.questions.site import SiteText
+
+    empty = np.zeros((0, 4), dtype=np.float32)
+    manifest = {"identity": {"owner": owner, "names": [owner] if owner else []}}
+    index = Index(tmp_path, manifest, [], empty, empty, np.zeros(1, dtype=np.int64))
+    assert Owner.of(index, SiteText(index)).first == first

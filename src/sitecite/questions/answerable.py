@@ -418,6 +418,8 @@ def _page_question(
     if owner.name and owner.name.lower() in title.lower():
         return ""
     lowered = title.lower()
+    if re.match(r"(and|but|or|so|then)\b", lowered):
+        return ""  # "And back again." continues another post
     if "?" in title[:-1] or re.search(r"\b(you|your)\b", lowered):
         return ""  # two sentences in one title, or a title that speaks to the reader
     how_i = re.match(r"(how|why) i (\w+) (.+)$", lowered)

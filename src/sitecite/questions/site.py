@@ -56,12 +56,13 @@ class Owner:
 
 
 def _person_name(index: Index) -> bool:
-    """Whether the index knows its owner's name: one recorded at ingestion, or a profile title
-    of two or more capitalised words (a bare "Profile" is the fallback title, not a name)."""
-    if index.manifest.get("identity", {}).get("owner"):
-        return True
+    """Whether the index's subject reads as a person's name: one to four words, each
+    capitalised ("Benjamin J. Balter"). A bare "Profile" (the profile's fallback title) or a
+    phrase ingestion misread as a name ("works against them") is not one."""
     words = index.subject.split()
-    return len(words) >= 2 and all(w[:1].isupper() for w in words)
+    if not 1 <= len(words) <= 4 or not all(w[:1].isupper() for w in words):
+        return False
+    return bool(index.manifest.get("identity", {}).get("owner")) or len(words) >= 2
 
 
 @lru_cache(maxsize=4096)
