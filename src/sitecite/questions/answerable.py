@@ -457,6 +457,8 @@ def _page_question(
         listed = lower_first(site.plain(title), site.casing)
         return f"According to {owner.first}, what are the {listed}"
     if _CLAUSE.search(" ".join(words[:-1])):
+        if "," in title or re.search(r"\b(why|how|what|when|where|who)\b", lowered):
+            return ""  # "Enterprise, open source, and why better is not enough" is no one claim
         claim = third_person(lower_first(site.plain(title), site.casing), owner)
         return f"Why does {owner.first} say that {claim}" if claim else ""
     if lowered.startswith("my "):
