@@ -5,8 +5,9 @@ A bait question is kept only when the site is silent on it, read four ways in tu
 1. a name it swaps in is written nowhere on the site, in any case;
 2. a detail it asks for (version, price, date) is in no sentence that names the thing;
 3. a private matter it asks about has none of its words anywhere on the site;
-4. retrieval: the gate admits no section, or no admitted sentence holds all the question's
-   topic words that the site uses (what a reader would take for the answer).
+4. retrieval (dense and BM25 fused, and the gate, as every answer searches): the gate admits
+   no section, or no admitted sentence holds all the question's topic words that the site
+   uses (what a reader would take for the answer).
 Each failure is a reason a person can check ("the site names Vue: about#stack").
 """
 
@@ -19,9 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from sitecite.ingest.data import FACTS_PAGE_ID
-from sitecite.pipeline import Engine, retrieve_for_answer
+from sitecite.pipeline import Engine
 from sitecite.questions.model import Candidate
 from sitecite.questions.site import SiteText
+from sitecite.retrieve import search
 from sitecite.tokens import content_stems
 
 # Whether a sentence gives a detail of each kind a missing-detail question asks for.
@@ -115,13 +117,14 @@ def private_matters(candidate: Candidate) -> list[str]:
 def retrieval_answer(question: str, engine: Engine, owner_words: frozenset[str]) -> str:
     """An admitted sentence holding every topic word of the question that the site uses,
     or "" (the gate admits nothing, or no sentence holds them all)."""
-    found = retrieve_for_answer(engine, question)
-    admitted = found.admitted
+    index, settings = engine.index, engine.settings
+    vector = engine.embedder.embed_query(question)
+    found = search(index, vector, question, settings.k, engine.threshold, settings.retrieve)
+    admitted = [hit for hit in found.hits if hit.admitted]
     if not admitted:
         return ""
-    index = engine.index
     topic = content_stems(question, ignore=owner_words) - SCAFFOLD - _stems(SCAFFOLD)
-    on_site = {t for t in topic if t in index.term_frequency}
+    on_site = {t for t in topic if t in index.vocabulary}
     if not on_site or on_site != topic:
         return ""  # a word the site never uses is one it cannot be answering about
     for hit in admitted:
