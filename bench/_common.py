@@ -15,6 +15,20 @@ DATA = REPO / ".." / "shared" / "data"
 CACHE = REPO / ".sitecite" / "bench"
 
 
+SITES = DATA / "sites"
+# The question sets beside each site describe it; they are not the site's content.
+NOT_SITE = ("questions-*.json", "answer-keys.json", "SOURCE.txt", "LICENSE*")
+
+
+def site_copy(site: str, target: Path) -> Path:
+    """A copy of a shared real site without its question sets, as an owner's folder holds it."""
+    import shutil
+
+    source = require(SITES / site, f"the shared site '{site}'")
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns(*NOT_SITE))
+    return target
+
+
 def require(path: Path, what: str) -> Path:
     """Exit with a message naming the missing data instead of a traceback."""
     if not path.exists():

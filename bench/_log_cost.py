@@ -16,7 +16,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from _server import environment, running_server
+from bench._server import environment, running_server
 
 MAX_COST = 0.10
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from _common import CACHE, DATA, require
 
+from bench._common import CACHE, DATA, require
 from sitecite.cli.progress import RichReporter
 from sitecite.embed import Embedder
 from sitecite.index.build import BuildReport, write_index

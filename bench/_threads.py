@@ -15,8 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from _common import percentiles_ms
-
+from bench._common import percentiles_ms
 from sitecite.embed import Embedder
 
 

@@ -6,7 +6,7 @@ answer (embedding, retrieval, ranking, composition) and of the generator alone, 
 inference thread and one BLAS thread, as served. Timings on these shared machines are noisy:
 the load average is printed beside them.
 
-    python bench/answer_latency.py [--rounds 3] [--json]
+    python -m bench.answer_latency [--rounds 3] [--json]
 """
 
 from __future__ import annotations
@@ -14,15 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import CACHE, DATA, REPO, console, require  # noqa: E402
+from bench._common import CACHE, DATA, REPO, console, require
 
 SETS = {
     "jarvis": (DATA / "sites" / "jarvis", ["jarvis-dev.json", "jarvis-test.json"]),

@@ -11,7 +11,7 @@ By default the gate and sentence support are calibrated (`sitecite calibrate`) o
 30% of the questions, and the harness runs on the other 70%; `--no-calibrate` evaluates every
 question with the default thresholds.
 
-    python bench/eval_squad2.py [--limit-paragraphs N] [--no-calibrate] [--json]
+    python -m bench.eval_squad2 [--limit-paragraphs N] [--no-calibrate] [--json]
 """
 
 from __future__ import annotations

@@ -1,35 +1,36 @@
-"""Main-content extraction compared on the example site rendered to HTML (header, navigation
-and footer around each page's article): trafilatura, readability-lxml and selectolax.
+"""Extraction quality, two ways.
 
-For every page: recall (share of the source page's prose words the extractor returned, counted
-as multisets), leak (share of returned words that are not in the page's prose: navigation,
-footer), headings kept (h2-h6 in the output against the source's) and time per page.
+`--sites`: each real site of ../shared/data/sites (and the fixture sites of tests/data/sites)
+ingested from its source folder: pages, sections, the share of indexed lines carrying generator
+syntax (bench/markup_debris.py) with its kinds, retention (prose words kept, and pages of 100+
+words under 60%), the SOURCE.txt URL examples that land (file -> URL and heading -> anchor),
+files skipped, warned about and left out (drafts, templates), and ingestion time.
 
-    python bench/extraction.py [--json]
+Default: main-content extraction compared on the example site rendered to HTML (header,
+navigation and footer around each page's article): trafilatura, readability-lxml and
+selectolax. For every page: recall (share of the source page's prose words the extractor
+returned, counted as multisets), leak (share of returned words that are not in the page's prose:
+navigation, footer), headings kept (h2-h6 in the output against the source's) and time per page.
+
+    python -m bench.extraction [--sites [NAME,...]] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
-sys.path.insert(0, str(REPO / "bench"))
-
-import os  # noqa: E402
-
-from site_render import render_site  # noqa: E402
-
-from sitecite.ingest import content_files, page_id  # noqa: E402
-from sitecite.ingest.retention import reference_text, word_counts  # noqa: E402
+from bench._common import REPO
+from bench.site_render import render_site
+from sitecite.ingest import content_files, page_id
+from sitecite.ingest.retention import reference_text, word_counts
 
 HEADING = re.compile(r"<h[2-6][\s>]", re.I)
 
@@ -121,10 +122,111 @@ def measure(semantic: bool) -> dict[str, dict[str, float]]:
     return results
 
 
+SHARED = ("jarvis", "timlrx", "shazow", "benbalter", "lengstorf", "alanaktion")
+FIXTURES = REPO / "tests" / "data" / "sites"
+_EXAMPLE = re.compile(r"`([^`\s]+\.[a-z]+)`[^`\n→]*(?:`[^`\n]*`[^`\n→]*)*→\s*(https?://\S+)")
+_ANCHOR = re.compile(r"`#{2,6} ([^`]+)` →\s*`#([^`]+)`")
+
+
+def site_figures(name: str, root: Path, source_txt: str) -> dict[str, object]:
+    """One site's extraction figures (see the module docstring)."""
+    from bench.markup_debris import debris_share
+    from sitecite.ingest import load_site
+
+    started = time.perf_counter()
+    result = load_site(root)
+    seconds = time.perf_counter() - started
+    share, kinds, lines = debris_share(result.sections)
+    read = sum(f.words_read for f in result.files)
+    kept = sum(f.words_kept for f in result.files)
+    low = [f.source for f in result.files if f.words_read >= 100 and f.retention < 0.6]
+    by_source = {p.source: p.url for p in result.pages}
+    examples = _EXAMPLE.findall(source_txt)
+    landed = sum(by_source.get(path) == url for path, url in examples)
+    anchors = [
+        (heading, anchor)
+        for heading, anchor in _ANCHOR.findall(source_txt)
+        if any(s.heading == heading for s in result.sections)
+    ]
+    anchored = sum(
+        any(
+            s.url.replace("\ufe0f", "").endswith(f"#{anchor}")
+            for s in result.sections
+            if s.heading == heading
+        )
+        for heading, anchor in anchors
+    )
+    return {
+        "site": name,
+        "presets": [p.name for p in result.router.presets],
+        "pages": len(result.pages),
+        "sections": len(result.sections),
+        "debris": share,
+        "debris_kinds": dict(kinds),
+        "debris_lines": lines[:5],
+        "retention": kept / read if read else 1.0,
+        "pages_under_60": low,
+        "examples": f"{landed}/{len(examples)}",
+        "anchors": f"{anchored}/{len(anchors)}",
+        "skipped": len(result.problems),
+        "warned": len(result.warnings),
+        "left_out": len(result.skipped),
+        "seconds": seconds,
+    }
+
+
+def measure_sites(names: list[str]) -> list[dict[str, object]]:
+    from _common import SITES, site_copy
+
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for name in names:
+            if (FIXTURES / name).is_dir():
+                rows.append(site_figures(name, FIXTURES / name, ""))
+                continue
+            root = site_copy(name, Path(scratch) / name)
+            source = SITES / name / "SOURCE.txt"
+            text = source.read_text(encoding="utf-8") if source.exists() else ""
+            rows.append(site_figures(name, root, text))
+    return rows
+
+
+def print_sites(rows: list[dict[str, object]]) -> None:
+    print(
+        f"{'site':12} {'preset':12} {'pages':>5} {'sect.':>5} {'debris':>7} {'retained':>8} "
+        f"{'<60%':>4} {'URL ex.':>7} {'anchors':>7} {'skip':>4} {'warn':>4} {'left out':>8} "
+        f"{'ingest s':>8}"
+    )
+    for r in rows:
+        presets = ",".join(r["presets"]) or "-"  # type: ignore[arg-type]
+        print(
+            f"{r['site']:12} {presets:12} {r['pages']:>5} {r['sections']:>5} "
+            f"{r['debris']:>7.2%} {r['retention']:>8.1%} {len(r['pages_under_60']):>4} "  # type: ignore[arg-type]
+            f"{r['examples']:>7} {r['anchors']:>7} {r['skipped']:>4} {r['warned']:>4} "
+            f"{r['left_out']:>8} {r['seconds']:>8.1f}"
+        )
+    for r in rows:
+        for line in r["debris_lines"]:  # type: ignore[attr-defined]
+            print(f"  {r['site']}: {line[:110]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--sites",
+        nargs="?",
+        const=",".join([*SHARED, "vue-pages", "docusaurus", "handwritten"]),
+        help="the per-site figures instead (comma-separated names; default all)",
+    )
     args = parser.parse_args()
+    if args.sites:
+        print(f"load average {os.getloadavg()[0]:.2f}")
+        rows = measure_sites(args.sites.split(","))
+        print_sites(rows)
+        if args.json:
+            print(json.dumps(rows))
+        return
     results = {}
     print(f"load average {os.getloadavg()[0]:.2f}")
     for layout, semantic in (("semantic theme", True), ("div theme with a sidebar", False)):

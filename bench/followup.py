@@ -8,8 +8,8 @@ each of its `must_contain` strings (an entry may list alternatives; case-insensi
 The control: every conversation's first question is asked again after another
 conversation's first turn, and must come out exactly as it does alone.
 
-    python bench/followup.py                      # the dev conversations (tune on these)
-    python bench/followup.py --split test --json  # the held-out ones
+    python -m bench.followup                      # the dev conversations (tune on these)
+    python -m bench.followup --split test --json  # the held-out ones
 
 The real sites are indexed into .sitecite/bench/ once and calibrated from their headings.
 """
@@ -22,8 +22,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from _common import CACHE, DATA, REPO, console, require
-
+from bench._common import CACHE, DATA, REPO, console, require
 from sitecite.calibrate import calibrate
 from sitecite.config import load_settings
 from sitecite.embed import Embedder, get_embedder

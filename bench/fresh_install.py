@@ -6,7 +6,7 @@ installed, `sitecite ask` fails with the one-line hint; torch, transformers and
 sentence-transformers are not installed; `sitecite index` and `sitecite ask` work on the
 example site. Prints the environment's size and its largest packages.
 
-    python bench/fresh_install.py [--keep DIR] [--json]
+    python -m bench.fresh_install [--keep DIR] [--json]
 """
 
 from __future__ import annotations

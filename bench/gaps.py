@@ -1,5 +1,5 @@
 """How well content-gap grouping finds topics (not a test): visitors' questions about three
-sites, grouped by `sitecite.eval.gaps.cluster`, against the page each question is about.
+sites, grouped by `sitecite.owner.gaps.cluster`, against the page each question is about.
 
 Questions that one page answers stand for questions that one missing page would answer: a
 pair about the same page should share a group, a pair about different pages should not.
@@ -10,7 +10,7 @@ precision, recall and F1 are printed for a range of cosine thresholds on the dev
 (examples/calibration.json and the *-dev halves) and, for the threshold chosen there, on the
 held-out ones (examples/questions.json and the *-test halves).
 
-    python bench/gaps.py [--json]
+    python -m bench.gaps [--json]
 """
 
 from __future__ import annotations
@@ -23,10 +23,9 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from _common import REPO, console
-
+from bench._common import REPO, console
 from sitecite.embed import Embedder, get_embedder
-from sitecite.eval.gaps import GROUP_THRESHOLD, cluster, embed_questions
+from sitecite.owner.gaps import GROUP_THRESHOLD, cluster, embed_questions
 
 SETS = {
     "dev": (

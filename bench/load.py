@@ -10,9 +10,9 @@ missing), so the cost of sharing the limit and the cache between replicas is mea
 side. Prints requests/s, p50/p99 latency, responses by status and the server's resident
 memory; exits 1 if any response was a 5xx or any error other than an intended 429 occurred.
 
-    python bench/load.py                # 30 s each
-    python bench/load.py --duration 10 --json   # last line: one JSON object
-    python bench/load.py --log-cost     # what the question log costs a cached answer
+    python -m bench.load                # 30 s each
+    python -m bench.load --duration 10 --json   # last line: one JSON object
+    python -m bench.load --log-cost     # what the question log costs a cached answer
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from _server import (
+from bench._server import (
     DEFAULT_INDEX,
     QUESTION_SETS,
     ensure_index,
@@ -230,7 +230,7 @@ def main() -> int:
 
 
 def log_cost(args: argparse.Namespace, index: Path) -> int:
-    import _log_cost
+    from bench import _log_cost
 
     with tempfile.TemporaryDirectory() as scratch:
         questions = write_questions(Path(scratch))

@@ -13,8 +13,8 @@ summary leads) and off (the ranker alone). Where the answers differ, `--out DIR`
 The judge writes `judged.jsonl` beside them (`id`, `acceptable_A`, `acceptable_B`, `better`:
 A, B or tie); `--score DIR` prints how often each side was acceptable and preferred.
 
-    python bench/overview_answers.py --out DIR
-    python bench/overview_answers.py --score DIR [--json]
+    python -m bench.overview_answers --out DIR
+    python -m bench.overview_answers --score DIR [--json]
 """
 
 from __future__ import annotations
@@ -24,13 +24,11 @@ import copy
 import hashlib
 import json
 import random
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import console  # noqa: E402
+from bench._common import console
 
 FORMS = ("Tell me about {}", "What is the {} post about?", "Give me an overview of {}")
 MAX_TITLE_CHARS = 60
@@ -39,8 +37,7 @@ PAGE_TEXT_CHARS = 4000
 
 def pairs(site: str) -> list[dict[str, Any]]:
     """The site's page questions whose two answers differ, in the judge's A/B form."""
-    from followup import engine_for
-
+    from bench.followup import engine_for
     from sitecite.generate.extractive import ExtractiveGenerator
     from sitecite.pipeline import answer
 

@@ -1,6 +1,6 @@
 """Record the exact LLM prompts sitecite sends for a question set, for replies written elsewhere.
 
-    python bench/record_prompts.py INDEX_DIR QUESTIONS.json [QUESTIONS.json ...] --site NAME \
+    python -m bench.record_prompts INDEX_DIR QUESTIONS.json [QUESTIONS.json ...] --site NAME \
         --out prompts.jsonl
 
 A local OpenAI-compatible server on 127.0.0.1 answers every request with NOT_ON_SITE and saves

@@ -2,9 +2,10 @@
 
 Prints nDCG@10, recall@10 and recall@100 for dense only, BM25 only and the fused ranking
 sitecite serves (RetrieveSettings' defaults), with bootstrap 95% intervals, beside the published
-baselines. `--tune` first reruns the train-split parameter search that chose those defaults.
+baselines. The train-split parameter search that chose those defaults is
+`python -m training.tune_retrieval`.
 
-    python bench/scifact.py [--tune] [--threads 2] [--json]
+    python -m bench.scifact [--threads 2] [--json]
 
 The index is cached in .sitecite/bench/scifact-index; the first run embeds 5,183 abstracts
 (a few minutes on 2 idle cores), later runs embed nothing.
@@ -18,10 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from _common import bootstrap_interval, console
-from _metrics import METRICS, per_query
-from _scifact_data import SciFact, build_scifact_index, load_scifact, query_vectors
 
+from bench._common import bootstrap_interval, console
+from bench._metrics import METRICS, per_query
+from bench._scifact_data import SciFact, build_scifact_index, load_scifact, query_vectors
 from sitecite.config import DEFAULT_EMBEDDER, RetrieveSettings
 from sitecite.embed import get_embedder
 from sitecite.index.store import Index
@@ -160,9 +161,6 @@ def main(argv: list[str] | None = None) -> int:
         "--json", action="store_true", help="print one JSON object on the last line"
     )
     parser.add_argument(
-        "--tune", action="store_true", help="rerun the train-split parameter search first"
-    )
-    parser.add_argument(
         "--threads", type=int, default=2, help="torch threads (2: nothing else running)"
     )
     args = parser.parse_args(argv)
@@ -178,17 +176,6 @@ def main(argv: list[str] | None = None) -> int:
     vectors = dict(
         zip(all_ids, query_vectors(embedder, [data.queries[q] for q in all_ids]), strict=True)
     )
-    if args.tune:
-        from _tuning import tune
-
-        qids, qrels = data.split("train")
-        cosine = np.stack([vectors[q] for q in qids]) @ index.vectors.T
-        choice = tune(data.sections, qids, [data.queries[q] for q in qids], cosine, qrels)
-        print(
-            f"chosen on train ({len(qids)} queries): {choice.tokenisation.label}, "
-            f"{choice.settings.model_dump()} -> nDCG@10 {choice.train_ndcg:.4f}"
-        )
-
     default = RetrieveSettings()
     per_mode = evaluate_split(data, index, vectors, "test", modes(default))
     results = {

@@ -20,7 +20,7 @@ its answer-keys.json merged in as `must_contain`; `--half held` runs the sets wr
 round by a reader who never saw the code (bench/questions/<site>-held.json), which nothing is
 tuned on. A set that does not load (a source id the index lacks) is reported, not fatal.
 
-    python bench/site_answers.py [--half dev|test|fresh|held] [--site S ...] [--show] [--json]
+    python -m bench.site_answers [--half dev|test|fresh|held] [--site S ...] [--show] [--json]
         [--answerable-threshold P] [--indexes DIR]
 """
 
@@ -28,14 +28,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import CACHE, DATA, REPO, console  # noqa: E402
+from bench._common import CACHE, DATA, REPO, console
 
 SITES = ("jarvis", "timlrx", "shazow", "benbalter", "lengstorf", "alanaktion")
 QUESTIONS = REPO / "bench" / "questions"
@@ -91,8 +89,7 @@ def grade(question: Any, answer: Any) -> Graded:
     """Grade one Answer against its question's key facts and expected sources."""
     text = answer.answer.lower()
     facts = all(
-        any(alternative.lower() in text for alternative in group)
-        for group in question.must_contain
+        any(alternative.lower() in text for alternative in group) for group in question.must_contain
     )
     outcome = str(answer.outcome)
     cited = [c.id for c in answer.citations]

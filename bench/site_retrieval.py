@@ -5,7 +5,7 @@ is for. For the answerable categories (grounding, multi, fact) it prints the eva
 hit@8 (an expected source among the top 8), recall@8 (share of expected sources found) and
 MRR, per setting, with bootstrap 95% intervals.
 
-    python bench/site_retrieval.py [--json]
+    python -m bench.site_retrieval [--json]
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from _common import CACHE, REPO, bootstrap_interval, console
 
+from bench._common import CACHE, REPO, bootstrap_interval, console
 from sitecite.cli.progress import RichReporter
 from sitecite.config import DEFAULT_EMBEDDER, RetrieveSettings
 from sitecite.embed import Embedder, get_embedder

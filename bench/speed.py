@@ -8,7 +8,12 @@ exact search; and memory per section. Then index build throughput and an unchang
 the example site (real model), and query embedding at 1 and 2 threads, idle and with one
 core busy. Synthetic sections are derived from SciFact (see bench/_synthetic.py).
 
-    python bench/speed.py [--sizes 125,10000,100000,1000000] [--queries 200] [--json]
+`--sites` times instead a full index build (real model, every core) of each real site of
+../shared/data/sites, from a copy without its question sets: ingestion alone, then the whole
+build, with the sections and texts embedded.
+
+    python -m bench.speed [--sizes 125,10000,100000,1000000] [--queries 200] [--json]
+    python -m bench.speed --sites [jarvis,timlrx,shazow,benbalter,lengstorf,alanaktion]
 """
 
 from __future__ import annotations
@@ -21,14 +26,15 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import REPO, console, percentiles_ms
-from _scifact_data import build_scifact_index, load_scifact, query_vectors
-from _synthetic import Base, bm25_bytes, make_base, synthetic_index
-from _threads import embedding_latency, set_torch_threads, thread_matrix
 
+from bench._common import REPO, console, percentiles_ms
+from bench._scifact_data import build_scifact_index, load_scifact, query_vectors
+from bench._synthetic import Base, bm25_bytes, make_base, synthetic_index
+from bench._threads import embedding_latency, set_torch_threads, thread_matrix
 from sitecite.config import DEFAULT_EMBEDDER, RetrieveSettings
 from sitecite.embed import Embedder, get_embedder
 from sitecite.index.build import build_index
@@ -205,6 +211,41 @@ def build_throughput(embedder: Embedder) -> dict[str, Any]:
     }
 
 
+SHARED_SITES = "jarvis,timlrx,shazow,benbalter,lengstorf,alanaktion"
+
+
+def site_build_times(names: Sequence[str], embedder: Embedder) -> list[dict[str, Any]]:
+    """Ingestion and full index build time of each shared site, from a clean copy."""
+    from _common import site_copy
+
+    from sitecite.ingest import load_site
+
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for name in names:
+            root = site_copy(name, Path(scratch) / name)
+            started = time.perf_counter()
+            load_site(root)
+            ingest = time.perf_counter() - started
+            report = build_index(root, f"{scratch}/{name}-index", embedder, rebuild=True)
+            rows.append(
+                {
+                    "site": name,
+                    "sections": report.sections,
+                    "sentences": report.sentences_embedded,
+                    "ingest_s": ingest,
+                    "build_s": report.seconds,
+                    "load_1min": os.getloadavg()[0],
+                }
+            )
+            console().print(
+                f"{name:12} {report.sections:>5} sections {report.sentences_embedded:>6} "
+                f"sentences  ingest {ingest:5.1f} s  index {report.seconds:6.1f} s  "
+                f"(load {os.getloadavg()[0]:.1f})"
+            )
+    return rows
+
+
 def fmt(pair: Sequence[float] | None) -> str:
     if not pair:
         return "-"
@@ -327,7 +368,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object on the last line"
     )
+    parser.add_argument(
+        "--sites",
+        nargs="?",
+        const=SHARED_SITES,
+        help="time the index build of the shared real sites instead (comma-separated)",
+    )
     args = parser.parse_args(argv)
+    if args.sites:
+        console().print(f"Host: {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}")
+        embedder = get_embedder(DEFAULT_EMBEDDER, threads=os.cpu_count() or 1)
+        rows = site_build_times(args.sites.split(","), embedder)
+        if args.json:
+            print(json.dumps({"sites": rows}))
+        return 0
     skip = set(args.skip.split(","))
     load_start = os.getloadavg()[0]
 

@@ -11,8 +11,8 @@ Measured in one run, interleaved, so a busy machine slows every column alike:
 `--compare DIR` measures another checkout's `src/` beside this one (e.g. the code before a
 change: `git archive COMMIT src | tar -x -C /tmp/before`), so before and after share a run.
 
-    python bench/startup.py                        # this tree, 5 repeats, 1,000 questions
-    python bench/startup.py --compare /tmp/before/src --json
+    python -m bench.startup                        # this tree, 5 repeats, 1,000 questions
+    python -m bench.startup --compare /tmp/before/src --json
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from _server import (
+
+from bench._server import (
     DEFAULT_INDEX,
     REPO,
     distinct_questions,

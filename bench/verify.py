@@ -1,6 +1,6 @@
 """Verification on the example site with a scripted model: its cost, what it catches from a
 lying model, and what it costs a faithful one. (Model-written answers with labelled sentences
-are bench/verify_replies.py; the support model is fitted by bench/train_verifier.py.)
+are bench/verify_replies.py; the support model is fitted by training/train_verifier.py.)
 
 - latency: verification time per answer, p50/p95;
 - lying: every answerable question of examples/questions.json goes through `answer` with a
@@ -11,7 +11,7 @@ are bench/verify_replies.py; the support model is fitted by bench/train_verifier
 - faithful: the same server paraphrasing its sources faithfully; the false-drop rate is the
   share of faithful sentences verification removed, and of answers that lost the model's text.
 
-    python bench/verify.py [--json]
+    python -m bench.verify [--json]
 """
 
 from __future__ import annotations
@@ -28,20 +28,18 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
-from _common import CACHE, REPO, question_context
 
-sys.path.insert(0, str(REPO / "tests"))
-from scripted_llm import CORRUPTIONS, ScriptedLLM, corrupt, faithful  # noqa: E402
-
-from sitecite.config import DEFAULT_EMBEDDER, load_settings  # noqa: E402
-from sitecite.embed import get_embedder  # noqa: E402
-from sitecite.generate import Context  # noqa: E402
-from sitecite.generate.prompts import parse_reply  # noqa: E402
-from sitecite.index.build import build_index  # noqa: E402
-from sitecite.index.store import load_index  # noqa: E402
-from sitecite.pipeline import Engine, answer  # noqa: E402
-from sitecite.verify import CHECK_NAMES, SentenceVerdict, draft_sentences  # noqa: E402
-from sitecite.verify.model import shipped_model  # noqa: E402
+from bench._common import CACHE, REPO, question_context
+from bench.scripted_llm import CORRUPTIONS, ScriptedLLM, corrupt, faithful
+from sitecite.config import DEFAULT_EMBEDDER, load_settings
+from sitecite.embed import get_embedder
+from sitecite.generate import Context
+from sitecite.generate.prompts import parse_reply
+from sitecite.index.build import build_index
+from sitecite.index.store import load_index
+from sitecite.pipeline import Engine, answer
+from sitecite.verify import CHECK_NAMES, SentenceVerdict, draft_sentences
+from sitecite.verify.model import shipped_model
 
 SITE = REPO / "examples" / "site"
 QUESTIONS = REPO / "examples" / "questions.json"

@@ -18,7 +18,7 @@ refused or not), and
 latency p50/p95 (preparing the evidence, with the section cache a server keeps; verifying and
 deciding one reply).
 
-    python bench/verify_replies.py ../shared/data/verification/example-site.jsonl \\
+    python -m bench.verify_replies ../shared/data/verification/example-site.jsonl \\
         [more.jsonl ...] [--out shown.jsonl] [--json] [--explain dev] [--tune]
 
 `--out` writes one line per answer: {"id", "shown", "refused"}. `--explain SPLIT` prints every
@@ -37,11 +37,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import console
-from _replies import Replayed, Score, lexicon_for, load, replay, subject_of
 from rich.progress import Progress
 from rich.table import Table
 
+from bench._common import console
+from bench._replies import Replayed, Score, lexicon_for, load, replay, subject_of
 from sitecite.config import DEFAULT_EMBEDDER
 from sitecite.embed import get_embedder
 from sitecite.generate.reply import POLICIES

@@ -65,8 +65,12 @@ def embedder() -> Embedder:
 
 @pytest.fixture(scope="session")
 def settings() -> Settings:
-    """Defaults only: no sitecite.toml, no SITECITE_* variables from the developer's shell."""
-    return load_settings({}, config_file=None, environ={})
+    """Defaults (no sitecite.toml, no SITECITE_* variables from the developer's shell), except
+    that every answer the generator accepts is given directly: these tests check how answers
+    are chosen, said, served and logged. Whether an answer is sure enough to be given
+    directly (`direct_answers = "sure"`, the default) is tested on its own in test_answers and
+    measured on real sites by `python -m bench.site_answers`."""
+    return load_settings({"direct_answers": "any"}, config_file=None, environ={})
 
 
 @pytest.fixture(scope="session")

@@ -86,7 +86,10 @@ def site_engine(
         "notes/scans.md": SCANS,
         "authors/default.md": AUTHOR,
     }
-    return engine_for_pages(tmp_path_factory.mktemp("site"), pages, embedder, settings)
+    # what these tests check is how an answer is chosen and said, not whether it is sure
+    # enough to be given directly (test_sure_answers_only_what_holds_the_kind_asked_for)
+    composing = settings.model_copy(update={"direct_answers": "any"})
+    return engine_for_pages(tmp_path_factory.mktemp("site"), pages, embedder, composing)
 
 
 def test_a_list_item_answers_and_says_where_it_comes_from(site_engine: Engine) -> None:
@@ -580,3 +583,24 @@ def test_only_a_plan_is_told_apart_from_an_answer(
     from sitecite.generate.extractive import only_planned
 
     assert only_planned(question, sentence) is planned
+
+
+def test_sure_answers_only_what_holds_the_kind_asked_for(site_engine: Engine) -> None:
+    """With `direct_answers = "sure"`, a question asking for a kind of thing (here a date) is
+    answered by a sentence holding it; any other question gets no direct answer, and the
+    sentence the answerer would have said leads the closest sections, quoted."""
+    sure = Engine.for_index(
+        site_engine.index,
+        site_engine.settings.model_copy(update={"direct_answers": "sure"}),
+        site_engine.embedder,
+    )
+    typed, _ = answer(sure, "When did Robin publish the post about moving from Hugo to Next.js?")
+    assert typed.outcome == "answered" and "2021" in typed.answer
+    why = "Why did Robin move the site from Hugo to Next.js?"
+    direct, _ = answer(site_engine, why)  # answered when every answer may be direct
+    assert direct.outcome == "answered"
+    result, trace = answer(sure, why)
+    assert result.outcome == "pointed" and result.refusal_reason == "no_direct_answer"
+    assert not next(c for c in trace.checks if c.name == "direct").passed
+    assert result.citations[0].id == direct.citations[0].id
+    assert result.citations[0].quotes[0] in direct.citations[0].quotes

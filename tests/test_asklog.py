@@ -13,11 +13,11 @@ from typing import Any
 import httpx
 import pytest
 
-from sitecite.asklog import AskRecord, QuestionLog, VisitorHasher, log_path, redact
 from sitecite.config import load_settings
 from sitecite.errors import ConfigError
+from sitecite.owner import AskRecord, QuestionLog, VisitorHasher, log_path, redact
+from sitecite.owner.writer import LogWriter
 from sitecite.pipeline import Engine
-from sitecite.serve.log import LogWriter
 from sitecite.serve.server import serve_in_thread
 
 ADDRESS = "203.0.113.77"

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from io import StringIO
 from pathlib import Path
 
@@ -57,8 +58,9 @@ def test_help_is_instant_and_never_imports_torch() -> None:
 
 
 def test_ask_json_prints_the_answer_contract(
-    example_index: Path, capsys: pytest.CaptureFixture[str]
+    example_index: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("SITECITE_DIRECT_ANSWERS", "any")  # the answer, however sure
     assert (
         main(
             [
@@ -86,6 +88,16 @@ def test_ask_prints_numbered_links(example_index: Path, capsys: pytest.CaptureFi
     assert "mean cosine similarity of the cited sections" in out
 
 
+def test_serve_prints_the_settings_in_force_without_secrets(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SITECITE_LLM_API_KEY", "sk-SECRET-PRINTED")
+    assert main(["serve", "--print-settings", "--port", "9123"]) == 0
+    out = capsys.readouterr().out
+    assert tomllib.loads(out)["serve"]["port"] == 9123
+    assert "sk-SECRET" not in out and "# llm.api_key = (set, hidden)" in out
+
+
 def test_errors_are_one_line_with_an_exit_code(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -101,7 +113,8 @@ def test_index_strict_fails_on_a_bad_file_but_indexes_the_rest(tmp_path: Path) -
     site = tmp_path / "site"
     site.mkdir()
     (site / "good.md").write_text("## Fine\n\nThis page is fine.\n")
-    (site / "bad.md").write_text("---\ntitle: [broken\n---\nbody\n")
+    (site / "bad.md").write_bytes(b"fine line\nbad \xff byte\n")  # nothing readable: skipped
+    (site / "odd.md").write_text("---\ntitle: [broken\n---\nThe body is kept.\n")  # a warning
     env = {**os.environ, "SITECITE_EMBEDDER": "hash-32"}  # index mechanics only: no model needed
     for strict, code in ((False, 0), (True, 1)):
         command = [
@@ -116,9 +129,11 @@ def test_index_strict_fails_on_a_bad_file_but_indexes_the_rest(tmp_path: Path) -
         ] + (["--strict"] if strict else [])
         run = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=env)
         assert run.returncode == code, run.stderr
-        assert "skipped bad.md:2: invalid YAML frontmatter" in run.stderr
+        assert "skipped bad.md:2: not valid UTF-8" in run.stderr
+        assert "warning: odd.md:2: invalid YAML front matter" in run.stderr
         report = json.loads(run.stdout.strip().splitlines()[-1])
-        assert report["sections"] == 1 and len(report["problems"]) == 1
+        assert report["sections"] == 2 and len(report["problems"]) == 1
+        assert len(report["warnings"]) == 1
 
 
 def test_demo_without_server_answers_three_questions(example_index: Path, tmp_path: Path) -> None:
@@ -135,8 +150,9 @@ def test_demo_without_server_answers_three_questions(example_index: Path, tmp_pa
         == 0
     )
     text = out.getvalue()
-    assert text.count("\nQ: ") == 3
+    assert text.count("\nQ: ") == 4
     assert "[1]" in text and "The site doesn't say." in text
+    assert "couldn't find a direct answer" in text  # the near miss is pointed, not refused
     baited = re.search(r"baited (\d+) times, answered (\d+)", text)
     assert baited and int(baited.group(1)) == 6
-    assert text.count("  refused   ") + text.count("  ANSWERED  ") == 6
+    assert len(re.findall(r"^  (?:refused|pointed|ANSWERED) +\S", text, flags=re.M)) == 6

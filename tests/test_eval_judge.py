@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 import pytest
-from scripted_llm import Reply, ScriptedLLM, Status
 
+from bench.scripted_llm import Reply, ScriptedLLM, Status
 from sitecite.eval.cache import DiskCache
 from sitecite.eval.judge import JUDGE_PROMPT_VERSION, Judge, make_judge, parse_verdict
 from sitecite.generate.client import ChatClient

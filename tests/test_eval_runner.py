@@ -15,7 +15,13 @@ import pytest
 
 from sitecite.config import Settings, load_settings
 from sitecite.embed import Embedder, HashEmbedder
-from sitecite.eval import RunStore, compare_reports, latest_lab_html, load_question_set
+from sitecite.eval import (
+    RunStore,
+    compare_reports,
+    latest_lab_html,
+    load_question_set,
+    render_lab,
+)
 from sitecite.eval.compare import report_from_history
 from sitecite.eval.gate import missed_bars, parse_bars, write_junit
 from sitecite.eval.judge import JUDGE_PROMPT_VERSION, Judge
@@ -26,7 +32,6 @@ from sitecite.generate import Context, Generator
 from sitecite.generate.prompts import prompt_sources, source_blocks
 from sitecite.index.store import store_thresholds
 from sitecite.pipeline import Engine
-from sitecite.question import question_parts
 from sitecite.types import Draft, Section
 
 REPO = Path(__file__).resolve().parents[1]
@@ -154,26 +159,11 @@ def test_the_judge_grades_exactly_what_the_generator_saw(
     with RunStore.for_index(index_copy) as store:
         report = Runner(engine, store, Judge(chat)).run(questions)
 
-    # one retrieval per question (a question of several parts also searches for each part,
-    # inside that retrieval), and the metrics were computed from that retrieval's hits
+    # one retrieval per question, and the metrics were computed from that retrieval's hits
+    assert noisy.query_calls == len(questions) == len(searches)
     by_question = {q["question"]: q for q in report.questions}
-    whole = {question: ids for question, ids in searches if question in by_question}
-    assert noisy.query_calls == len(questions) == len(whole)
-    part_ids: dict[str, set[str]] = {}
-    for question_text in whole:
-        parts = question_parts(question_text)
-        for part, ids in searches:
-            if len(parts) > 1 and part in parts:
-                part_ids.setdefault(question_text, set()).update(ids)
-    assert len(searches) == len(whole) + sum(len(question_parts(q)) for q in part_ids), (
-        "a search that is neither a question nor one of its parts"
-    )
-    for question_text, hit_ids in whole.items():
-        retrieved = [h["id"] for h in by_question[question_text]["retrieved"]]
-        if question_text in part_ids:
-            assert set(retrieved) <= set(hit_ids) | part_ids[question_text]
-        else:
-            assert retrieved == hit_ids
+    for question_text, hit_ids in searches:
+        assert [h["id"] for h in by_question[question_text]["retrieved"]] == hit_ids
     # the judge saw exactly the sources the generator saw, rendered as the model's prompt
     # renders them (none when the generator was not called)
     assert len(chat.messages) == len(questions)
@@ -325,8 +315,7 @@ def test_fail_under_and_junit(index_copy: Path, hash_engine: Engine, tmp_path: P
 
 
 def test_judge_failures_are_counted_not_skipped(index_copy: Path, hash_engine: Engine) -> None:
-    from scripted_llm import Reply, ScriptedLLM
-
+    from bench.scripted_llm import Reply, ScriptedLLM
     from sitecite.generate.client import ChatClient
 
     verdict = {
@@ -345,15 +334,14 @@ def test_judge_failures_are_counted_not_skipped(index_copy: Path, hash_engine: E
     assert judged["graded"] == 1 and judged["could_not_grade"] == 2
     assert judged["could_not_grade_ids"] == ["a-11", "a-12"]
     assert report.questions[1]["judge"]["could_not_grade"] is True
-    html = report.to_html()
+    html = render_lab(report)
     assert "judge could not grade" in html and "judge-model" in html
 
 
 def test_llm_generator_and_judge_end_to_end_with_a_cached_rerun(index_copy: Path) -> None:
     """`evaluate` with the LLM generator and the judge on one local chat server: tokens are
     counted, verdicts recorded, and a rerun asks the judge nothing it has already answered."""
-    from scripted_llm import Reply, ScriptedLLM, faithful
-
+    from bench.scripted_llm import Reply, ScriptedLLM, faithful
     from sitecite.eval import evaluate
 
     verdict = {

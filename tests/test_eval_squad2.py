@@ -3,26 +3,16 @@ unanswerable questions through the harness end to end."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
 
 from conftest import shared_data
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "eval_squad2.py"
-
-
-def bench() -> Any:
-    spec = importlib.util.spec_from_file_location("eval_squad2", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from bench import eval_squad2 as squad
 
 
 def test_question_set_and_sections_follow_the_contracts() -> None:
-    squad = bench()
     data = shared_data("abstention", "squad2") / "flat.jsonl"
     rows = squad.read_rows(data, limit_paragraphs=3)
     sections = squad.sections_of(rows)
@@ -43,7 +33,6 @@ def test_question_set_and_sections_follow_the_contracts() -> None:
 
 
 def test_squad2_end_to_end(embedder: Any, tmp_path: Path) -> None:
-    squad = bench()
     shared_data("abstention", "squad2")
     result = squad.run(work=tmp_path, limit_paragraphs=1, calibrate=False, embedder=embedder)
     rows = squad.read_rows(limit_paragraphs=1)

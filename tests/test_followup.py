@@ -4,9 +4,9 @@ cites its own sources and the refusal rules still apply; the LLM gets the turns 
 from __future__ import annotations
 
 import pytest
-from scripted_llm import ScriptedLLM, _prompt
 from test_llm_generator import llm_engine, quoting
 
+from bench.scripted_llm import ScriptedLLM, _prompt
 from sitecite.followup import resolve
 from sitecite.pipeline import Engine, answer
 from sitecite.types import Turn

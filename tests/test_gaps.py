@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from sitecite.asklog import AskRecord, Feedback, QuestionLog, log_path
 from sitecite.cli import main
 from sitecite.embed import Embedder
-from sitecite.eval.gaps import gaps_report, parse_since, topic_words
-from sitecite.eval.gaps_html import insert_section, traffic_page, traffic_section
 from sitecite.eval.questions import load_question_set
+from sitecite.owner import AskRecord, Feedback, QuestionLog, log_path
+from sitecite.owner.gaps import gaps_report, parse_since, topic_words
+from sitecite.owner.gaps_html import insert_section, traffic_page, traffic_section
 from sitecite.pipeline import Engine
 
 NOW = datetime.now(UTC)

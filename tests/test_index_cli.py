@@ -89,3 +89,25 @@ def test_the_owner_found_at_ingestion_is_kept_in_the_index(tmp_path: Path) -> No
     assert run.returncode == 0, run.stderr
     manifest = json.loads((tmp_path / "index" / "manifest.json").read_text())
     assert manifest["identity"]["owner"] == "Timothy Lin"
+
+
+def test_the_preset_and_the_files_left_out_are_printed(tmp_path: Path) -> None:
+    import shutil
+
+    from conftest import REPO
+
+    shutil.copytree(REPO / "tests" / "data" / "sites" / "docusaurus", tmp_path / "site")
+    run = run_index(tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "route preset docusaurus (website/docusaurus.config.js" in run.stderr
+    assert "left out website/docs/wip.md: a draft (front matter draft: true)" in run.stderr
+    assert "2 left out (not published)" in run.stdout
+    quiet = run_index(tmp_path, "--json")
+    report = json.loads(quiet.stdout.strip().splitlines()[-1])
+    assert any(item.startswith("website/docs/wip.md: a draft") for item in report["skipped"])
+    assert "left out" not in quiet.stderr
+
+
+def test_a_folder_no_preset_recognises_is_warned_about_even_when_quiet(tmp_path: Path) -> None:
+    run = run_index(tmp_path, "--quiet")
+    assert "warning: no route preset matched" in run.stderr

@@ -162,19 +162,11 @@ def test_html_pages_and_profile_data(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "content", "message", "line"),
     [
-        (
-            "bad-yaml.md",
-            "---\ntitle: ok\ntags: [unclosed\n---\nbody\n",
-            "invalid YAML frontmatter",
-            3,
-        ),
-        ("unclosed.md", "---\ntitle: never closed\n", "never closed", 1),
         ("bad-bytes.md", b"fine line\nbad \xff byte\n", "not valid UTF-8", 2),
-        ("bad-jsx.mdx", "# T\n\nok\n\n{unbalanced expression\n", "unbalanced '{'", 5),
         ("bad.json", '{"name": "x",\n  oops}', "invalid JSON", 2),
     ],
 )
-def test_bad_file_is_reported_with_file_and_line_and_others_still_index(
+def test_an_unreadable_file_is_skipped_with_file_and_line_and_others_still_index(
     tmp_path: Path, name: str, content: str | bytes, message: str, line: int
 ) -> None:
     write(tmp_path, "good.md", "## Fine\n\nThis file is fine.\n")
@@ -186,6 +178,63 @@ def test_bad_file_is_reported_with_file_and_line_and_others_still_index(
     assert isinstance(problem, IngestError)
     assert problem.path == name and problem.line == line
     assert message in str(problem) and str(problem).startswith(f"{name}:{line}: ")
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message", "line", "kept"),
+    [
+        (
+            "bad-yaml.md",
+            "---\ntitle: Still titled\ntags: [unclosed\n---\n## Body\n\nThe body stays.\n",
+            "invalid YAML front matter",
+            3,
+            "The body stays.",
+        ),
+        (
+            "bad-date.md",
+            "---\ntitle: Leap\ndate: 2021-02-29T16:00:00Z\n---\n## Body\n\nThe body stays.\n",
+            "invalid date '2021-02-29T16:00:00Z'",
+            3,
+            "The body stays.",
+        ),
+        (
+            "bad-toml.md",
+            '+++\ntitle = "Still titled"\ndate = 2021-02-30\n+++\n## Body\n\nThe body stays.\n',
+            "invalid TOML front matter",
+            3,
+            "The body stays.",
+        ),
+        (
+            "bad-jsx.mdx",
+            "# T\n\n## Body\n\nThe body stays.\n\n{unbalanced expression\n",
+            "unbalanced '{'",
+            7,
+            "The body stays.",
+        ),
+        (
+            "bad-esm.mdx",
+            "import { a,\n\n## Body\n\nThe body stays.\n",
+            "unterminated import/export",
+            1,
+            "The body stays.",
+        ),
+    ],
+)
+def test_a_bad_part_is_a_warning_with_file_and_line_and_the_page_is_kept(
+    tmp_path: Path, name: str, content: str, message: str, line: int, kept: str
+) -> None:
+    write(tmp_path, "good.md", "## Fine\n\nThis file is fine.\n")
+    write(tmp_path, name, content)
+    result = load_site(tmp_path)
+    assert result.problems == []
+    warning = next(w for w in result.warnings if w.path == name)
+    assert warning.line == line and message in str(warning), str(warning)
+    assert str(warning).startswith(f"{name}:{line}: ")
+    page = next(p for p in result.pages if p.source == name)
+    assert any(kept in s.text for s in result.sections if s.page_id == page.id)
+    if "titled" in content:
+        assert page.title == "Still titled"
+    assert "date" not in page.metadata or page.metadata["date"] != "2021-02-29T16:00:00Z"
 
 
 def test_example_site_ingests_cleanly() -> None:

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import EXAMPLE_QUESTIONS, shared_data
-from scripted_llm import Reply, ScriptedLLM, answer_json, faithful_parts, parsed_sources
 
+from bench.scripted_llm import Reply, ScriptedLLM, answer_json, faithful_parts, parsed_sources
 from sitecite.config import load_settings
 from sitecite.eval.judge import judge_messages
 from sitecite.generate import Context

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLE_SITE
-from site_render import render_site, write_sitemap
 from static_site import StaticSite
 
+from bench.site_render import render_site, write_sitemap
 from sitecite.config import load_settings
 from sitecite.crawl import USER_AGENT, CrawlOptions, crawl
 from sitecite.embed import Embedder

@@ -4,8 +4,8 @@ dropped connections, token accounting and configuration errors."""
 from __future__ import annotations
 
 import pytest
-from scripted_llm import Drop, Hang, Reply, ScriptedLLM, Status
 
+from bench.scripted_llm import Drop, Hang, Reply, ScriptedLLM, Status
 from sitecite.errors import ConfigError, ProviderError
 from sitecite.generate.client import ChatClient, ChatError, parse_retry_after
 from sitecite.generate.providers import parse_fallback, resolve_api_key, resolve_endpoint

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from scripted_llm import (
+
+from bench.scripted_llm import (
     Drop,
     Hang,
     Reply,
@@ -18,7 +19,6 @@ from scripted_llm import (
     faithful,
     parsed_sources,
 )
-
 from sitecite.config import load_settings
 from sitecite.errors import ConfigError
 from sitecite.generate.llm import CircuitBreaker, LLMGenerator

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from sitecite.asklog import AskRecord, QuestionLog, log_path
 from sitecite.config import load_settings
+from sitecite.owner import AskRecord, QuestionLog, log_path
+from sitecite.owner.digest import SENT_KEY, DigestNotifier
 from sitecite.pipeline import Engine
-from sitecite.serve.notify import SENT_KEY, DigestNotifier
 from sitecite.serve.server import serve_in_thread
 
 NOW = datetime(2026, 6, 2, 9, 30, tzinfo=UTC)

@@ -10,11 +10,11 @@ from typing import Any
 
 import httpx
 import pytest
-from scripted_llm import ScriptedLLM
 from test_llm_generator import llm_engine, quoting
 
-from sitecite.asklog import QuestionLog, log_path
+from bench.scripted_llm import ScriptedLLM
 from sitecite.config import load_settings
+from sitecite.owner import QuestionLog, log_path
 from sitecite.pipeline import Engine
 from sitecite.serve.openapi import AnswerModel, HealthModel
 from sitecite.serve.server import serve_in_thread
@@ -26,7 +26,7 @@ SITE = "https://noor.example"
 
 def _settings(**serve: Any) -> Any:
     values = {"serve.rate_limit_per_minute": 0, **{f"serve.{k}": v for k, v in serve.items()}}
-    return load_settings(values, config_file=None, environ={})
+    return load_settings({"direct_answers": "any", **values}, config_file=None, environ={})
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,9 @@ def server(
 ) -> Iterator[str]:
     index = tmp_path_factory.mktemp("loop") / "index"
     shutil.copytree(example_index, index)  # a question log of its own
-    settings = load_settings({"serve.rate_limit_per_minute": 0}, config_file=None, environ={})
+    settings = load_settings(
+        {"serve.rate_limit_per_minute": 0, "direct_answers": "any"}, config_file=None, environ={}
+    )
     with serve_in_thread(index, settings, engine) as url:
         yield url
 

@@ -251,41 +251,6 @@ Aphids on the tomato leaves are washed off with a hose; I never spray the beds.
 
 The tomato harvest runs from July to October, and most of it becomes sauce.
 """
-COMMUTE = """# Getting around
-
-## Commute
-
-I ride a steel Surly Cross-Check to the office, twelve kilometres each way, all year.
-"""
-
-
-def test_each_part_of_a_question_is_searched_for(embedder, settings, tmp_path: Path) -> None:
-    """A question that asks two things gets the sections of each: the part the whole
-    question's search left out is searched on its own and its sections are admitted, and a
-    question of one part is left as it was."""
-    from conftest import engine_for_pages
-
-    from sitecite.pipeline import with_parts
-    from sitecite.question import question_parts, read
-    from sitecite.retrieve import search
-
-    pages = {"garden.md": GARDEN, "commute.md": COMMUTE}
-    engine = engine_for_pages(tmp_path / "site", pages, embedder, settings)
-    question = "Which tomatoes grow in his garden beds, and what bike does he ride to work?"
-    vector = engine.embedder.embed_query(question)
-    # the whole question's best three sections, all about the garden
-    hits = search(engine.index, vector, question, 3, 0.0, engine.settings.retrieve).hits
-    assert {h.section.page_id for h in hits} == {"garden"}
-    found, vectors = with_parts(engine, read(question, index=engine.index), hits, 3)
-    admitted = [h.section.id for h in found if h.admitted]
-    assert "commute#commute" in admitted
-    assert [h.rank for h in found] == list(range(1, len(found) + 1))
-    assert {h.section.id for h in hits} <= {h.section.id for h in found}
-    alone = "Which tomatoes grow in his garden beds?"
-    assert list(vectors) == question_parts(question)
-    assert with_parts(engine, read(alone, index=engine.index), hits, 3) == (tuple(hits), {})
-
-
 BRANCH = """# Renaming the default branch
 
 Git 2.28 added an init.defaultBranch setting, so new repositories can start on main.

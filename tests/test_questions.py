@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import engine_for_pages
-from scripted_llm import Reply, ScriptedLLM
 
+from bench.scripted_llm import Reply, ScriptedLLM
 from sitecite.cli import main
 from sitecite.config import Settings, load_settings
 from sitecite.errors import InputError

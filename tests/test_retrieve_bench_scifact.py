@@ -4,21 +4,18 @@ cosine loop's ranking, and the benchmark's metrics agree with ranx."""
 from __future__ import annotations
 
 import json
-import sys
 
 import numpy as np
 import pytest
-from conftest import REPO, shared_data
+from conftest import shared_data
 
+from bench._metrics import per_query, ranked_run
+from bench._scifact_data import abstract_section
 from sitecite.config import RetrieveSettings
 from sitecite.embed import Embedder
 from sitecite.index.build import write_index
 from sitecite.index.store import Index, load_index
 from sitecite.retrieve import cosine_loop_search, search
-
-sys.path.insert(0, str(REPO / "bench"))
-from _metrics import per_query, ranked_run  # noqa: E402
-from _scifact_data import abstract_section  # noqa: E402
 
 ABSTRACTS = 200
 QUERIES = 10

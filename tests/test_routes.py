@@ -11,7 +11,8 @@ from conftest import REPO, shared_data
 
 from sitecite.errors import ConfigError
 from sitecite.ingest import load_site
-from sitecite.ingest.routes import Router, Rule, detect_presets
+from sitecite.ingest.presets import detect_presets
+from sitecite.ingest.routes import Router, Rule
 
 README = (REPO / "README.md").read_text()
 HEADING_IDS = json.loads((REPO / "tests" / "data" / "real_site_heading_ids.json").read_text())
@@ -54,7 +55,8 @@ def test_front_matter_wins_over_rules() -> None:
     assert router.url("notes/a", {"canonical": "https://elsewhere.example/a"}) == (
         "https://elsewhere.example/a"
     )
-    assert router.url("notes/a", {"permalink": "/:year/:title/"}) == "https://x.example/n/a"
+    jekyll_style = {"permalink": "/:year/:title/", "date": "2021-03-04"}
+    assert router.url("notes/a", jekyll_style) == "https://x.example/2021/a/"
 
 
 @pytest.mark.parametrize(
@@ -87,8 +89,13 @@ def test_a_bad_rule_is_an_error_that_names_it(rule: str, problem: str) -> None:
             "content/posts/first",
             "/posts/first/",
         ),
-        ({"_posts/2020-05-01-hello.md": "Hi."}, "jekyll", None, "/2020/05/01/hello.html"),
-        ({"src/content/blog/post.md": "Hi."}, "astro", "src/content/blog/post", "/blog/post"),
+        (
+            {"_posts/2020-05-01-hello.md": "---\ntitle: Hello\n---\nHi."},
+            "jekyll",
+            None,
+            "/2020/05/01/hello.html",
+        ),
+        ({"src/content/blog/post.md": "Hi."}, "astro", "src/content/blog/post", "/blog/post/"),
         (
             {"docusaurus.config.js": "", "docs/01-intro.md": "Hi."},
             "docusaurus",
@@ -113,7 +120,8 @@ def test_jekyll_anchors_follow_kramdown_and_explicit_ids_win(tmp_path: Path) -> 
     write(
         tmp_path,
         "_posts/2020-05-01-hello.md",
-        "## 1. Getting Started!\n\nA.\n\n## Getting Started\n\nB.\n\n## Custom {#own-id}\n\nC.\n",
+        "---\ntitle: Hello\n---\n## 1. Getting Started!\n\nA.\n\n"
+        "## Getting Started\n\nB.\n\n## Custom {#own-id}\n\nC.\n",
     )
     urls = {s.id: s.url for s in load_site(tmp_path).sections}
     assert urls == {

@@ -12,8 +12,8 @@ from typing import Any
 
 import httpx
 import pytest
-from scripted_llm import Reply, ScriptedLLM, faithful
 
+from bench.scripted_llm import Reply, ScriptedLLM, faithful
 from sitecite.cli import main
 from sitecite.config import Settings, load_settings
 from sitecite.embed import Embedder

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -15,9 +16,9 @@ from sitecite.index.store import Index
 from sitecite.serve.api import parse_question
 from sitecite.serve.cache import AnswerCache
 from sitecite.serve.errors import ApiError
-from sitecite.serve.how import REDACTED, redact, settings_table
 from sitecite.serve.limits import ClientAddress, RateLimiter
 from sitecite.serve.pages import home_page, site_page
+from sitecite.serve.public_settings import REDACTED, redact, settings_toml
 from sitecite.types import Section
 
 
@@ -159,7 +160,7 @@ def test_parse_question_only_ever_returns_a_string_or_raises_a_4xx(
         assert isinstance(question, str) and question and len(question) <= 500
 
 
-def test_settings_shown_on_the_how_page_hide_secrets() -> None:
+def test_printed_settings_hide_secrets_and_read_as_toml() -> None:
     secrets = load_settings(
         {
             "llm.api_key": "sk-SECRET-LLM",
@@ -175,11 +176,14 @@ def test_settings_shown_on_the_how_page_hide_secrets() -> None:
         environ={},
     )
     shown = json.dumps(redact(secrets.model_dump()))
-    table = settings_table(secrets)
+    table = settings_toml(secrets)
     for text in (shown, table):
         for secret in ("sk-SECRET", "pa55word", "alice"):
             assert secret not in text
     assert REDACTED in table and "llm.example/v1" in table and "region=eu" in table
+    printed = tomllib.loads(table)
+    assert printed["serve"]["rate_limit_per_minute"] == secrets.serve.rate_limit_per_minute
+    assert printed["llm"]["fallbacks"][0]["model"] == "m"
     assert "serve.rate_limit_per_minute" in table and "redis://10.0.0.5:6379/0" in table
 
 

@@ -17,7 +17,8 @@ from typing import Any
 
 import httpx
 import pytest
-from scripted_llm import Reply, ScriptedLLM, faithful
+
+from bench.scripted_llm import Reply, ScriptedLLM, faithful
 
 pytestmark = pytest.mark.slow
 

@@ -16,9 +16,9 @@ def run(tool: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_ruff_lint_and_format() -> None:
-    lint = run("ruff", "check", "src", "tests", "bench")
+    lint = run("ruff", "check", "src", "tests", "bench", "training")
     assert lint.returncode == 0, lint.stdout
-    form = run("ruff", "format", "--check", "src", "tests", "bench")
+    form = run("ruff", "format", "--check", "src", "tests", "bench", "training")
     assert form.returncode == 0, form.stdout
 
 

@@ -124,7 +124,7 @@ def test_the_training_script_fits_on_dev_and_reports_every_half(tmp_path: Path) 
     pytest.importorskip("sklearn")
     data = shared_data("verification", "example-site.jsonl")
     run = subprocess.run(
-        [sys.executable, "bench/train_verifier.py", str(data), "--json"],
+        [sys.executable, "-m", "training.train_verifier", str(data), "--json"],
         cwd=REPO,
         capture_output=True,
         text=True,

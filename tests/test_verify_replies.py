@@ -19,8 +19,8 @@ import pytest
 from conftest import REPO, shared_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from scripted_llm import Reply, ScriptedLLM, answer_json
 
+from bench.scripted_llm import Reply, ScriptedLLM, answer_json
 from sitecite.config import load_settings
 from sitecite.eval import RunStore, load_question_set
 from sitecite.eval.runner import Runner
@@ -196,7 +196,7 @@ def test_the_benchmark_writes_what_a_visitor_sees(tmp_path: Path) -> None:
     sample.write_text("".join(data.read_text(encoding="utf-8").splitlines(keepends=True)[:6]))
     out = tmp_path / "shown.jsonl"
     run = subprocess.run(
-        [sys.executable, "bench/verify_replies.py", str(sample), "--out", str(out), "--json"],
+        [sys.executable, "-m", "bench.verify_replies", str(sample), "--out", str(out), "--json"],
         cwd=REPO,
         capture_output=True,
         text=True,

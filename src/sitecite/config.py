@@ -68,7 +68,7 @@ class JudgeSettings(_Strict):
 
 class RetrieveSettings(_Strict):
     """How dense and BM25 scores are fused. The defaults won a search on SciFact's train split
-    (`python bench/scifact.py --tune`): min-max convex fusion at 0.5 over the top 100 of each,
+    (`python -m training.tune_retrieval`): min-max convex fusion at 0.5 over the top 100 of each,
     BM25 with stemming and without stop-word removal. `ann = "hnsw"` needs the `ann` extra."""
 
     fusion: Literal["convex", "rrf", "dense", "bm25"] = "convex"
@@ -91,6 +91,10 @@ class IndexSettings(_Strict):
     route: str = "{page_id}"
     routes: list[str] = Field(default_factory=list)
     presets: bool = True
+    # heading ids: "auto" (the detected generator's rule), or one of ingest.ids.ANCHOR_STYLES
+    anchors: Literal["auto", "github", "kramdown", "vitepress", "markdown-it-anchor", "none"] = (
+        "auto"
+    )
     crawl_concurrency: int = Field(4, ge=1, le=32)
     crawl_requests_per_second: float = Field(4.0, gt=0)
     crawl_max_pages: int = Field(2000, ge=1)
@@ -178,6 +182,8 @@ class Settings(_Strict):
     coverage_threshold: float | None = Field(None, ge=0.0, le=1.0)
     max_answer_sentences: int = Field(3, ge=1, le=10)
     answerable_threshold: float | None = Field(None, ge=0.0, le=1.0)
+    # which extractive answers are given directly (the others point at the closest sections)
+    direct_answers: Literal["sure", "any"] = "sure"
     torch_threads: int = Field(1, ge=1)  # threads per embedding call, onnxruntime or torch
     llm: LLMSettings = Field(default_factory=lambda: LLMSettings())
     judge: JudgeSettings = Field(default_factory=lambda: JudgeSettings())

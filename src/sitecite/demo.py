@@ -10,10 +10,13 @@ from typing import TextIO
 from sitecite.config import Settings, load_settings
 from sitecite.errors import SiteciteError
 
+# an answer, an answer from the profile, a question the site is near but does not answer (the
+# closest sections are pointed at), and one it is nowhere near (the site doesn't say)
 EXAMPLE_QUESTIONS = (
     "How did she stop shoppers from getting charged twice when they double-clicked pay?",
     "Which city and country is she based in?",
     "Which university did Noor study computer science at?",
+    "What is the boiling point of tungsten?",
 )
 
 
@@ -103,7 +106,7 @@ def bait_example(index_path: Path, settings: Settings, out: TextIO, count: int =
     answered = 0
     for candidate in made.questions:
         result, _ = answer(engine, candidate.question)
-        answered += not result.refused
-        verdict = "refused " if result.refused else "ANSWERED"
-        print(f"  {verdict}  {candidate.question}", file=out, flush=True)
+        answered += not result.refused  # a pointed reply gives no answer: the bait was refused
+        outcome = str(result.outcome) if result.refused else "ANSWERED"
+        print(f"  {outcome:<8}  {candidate.question}", file=out, flush=True)
     print(f"  baited {len(made.questions)} times, answered {answered}", file=out, flush=True)

@@ -9,6 +9,7 @@ SiteciteError                 anything sitecite raises on purpose
 ├── ProviderError             an LLM provider that failed (after retries)
 ├── QuestionSetError          a bad question set (names the question)
 └── InputError                a bad question from a user (empty, too long, wrong type)
+    └── FeedbackError         a visitor's feedback that cannot be recorded (a stable code)
 """
 
 from __future__ import annotations
@@ -63,3 +64,11 @@ class InputError(SiteciteError):
     """A user's question is unusable (empty, too long, not text)."""
 
     exit_code = 2
+
+
+class FeedbackError(InputError):
+    """A visitor's feedback is malformed; `code` names what is wrong in a stable word."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code

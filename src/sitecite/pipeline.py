@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -221,7 +221,6 @@ class Retrieved:
     query_vector: np.ndarray
     hits: tuple[Hit, ...]
     timings: dict[str, float]
-    part_vectors: dict[str, np.ndarray] = field(default_factory=dict)  # parts searched alone
 
     @property
     def admitted(self) -> tuple[Hit, ...]:
@@ -261,9 +260,6 @@ def retrieve_for_answer(
     if on_topic:
         hits = with_named_sections(engine.index, reading.search, hits)
         hits = with_page_openings(hits)
-    part_vectors: dict[str, np.ndarray] = {}
-    if on_topic and not reading.kind:  # a follow-up is already confined to earlier pages
-        hits, part_vectors = with_parts(engine, asked, hits, k)
     timings["retrieve"] = _ms(mark)
     return Retrieved(
         question=question,
@@ -272,7 +268,6 @@ def retrieve_for_answer(
         query_vector=query_vector,
         hits=tuple(hits),
         timings=timings,
-        part_vectors=part_vectors,
     )
 
 
@@ -295,7 +290,6 @@ def generator_context(engine: Engine, found: Retrieved) -> tuple[Context, Check]
         history=found.history,
         asked=found.question,
         followup=reading.kind,
-        part_vectors=found.part_vectors if reading.answer == reading.search else {},
     )
     return context, check
 
@@ -343,43 +337,6 @@ def with_page_openings(hits: Sequence[Hit]) -> tuple[Hit, ...]:
         else hit
         for position, hit in enumerate(hits)
     )
-
-
-PART_HITS = 2  # of each part of a question of several, at most this many admitted sections
-
-
-def with_parts(
-    engine: Engine, reading: Reading, hits: Sequence[Hit], k: int
-) -> tuple[tuple[Hit, ...], dict[str, np.ndarray]]:
-    """The hits of a question that asks several things, with each part's own best admitted
-    sections added: "Who did Jake support in 2016, and whose 404 page did he rank first?" is
-    searched as a whole closest to the 404 pages, so the page that answers the first part may
-    not be among the whole question's hits. Each part is searched on its own; when none of its
-    PART_HITS best admitted sections is among the hits, they are added: they take the places
-    of the last hits the gate did not admit, then follow the others. Also the parts' vectors,
-    for the generator, which answers part by part."""
-    parts = [part.text for part in reading.parts]
-    if len(parts) < 2:
-        return tuple(hits), {}
-    found = list(hits)
-    present = {hit.section.id for hit in found}
-    vectors = engine.embedder.embed(parts)
-    for part, vector in zip(parts, vectors, strict=True):
-        retrieval = search(
-            engine.index, vector, part, k, engine.threshold, engine.settings.retrieve
-        )
-        best = [h for h in retrieval.hits if h.admitted][:PART_HITS]
-        if any(h.section.id in present for h in best):
-            continue  # the whole question's search found this part's place already
-        for hit in best:
-            present.add(hit.section.id)
-            left_out = [i for i, h in enumerate(found) if not h.admitted]
-            if left_out:
-                del found[left_out[-1]]
-            found.append(hit)
-    found.sort(key=lambda hit: not hit.admitted)  # stable: admitted hits first, in their order
-    ranked = tuple(replace(hit, rank=rank) for rank, hit in enumerate(found, start=1))
-    return ranked, dict(zip(parts, vectors, strict=True))
 
 
 RARE_SHARE = 0.02  # a word in at most this share of the site's sections (or one) names a thing

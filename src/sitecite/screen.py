@@ -108,6 +108,17 @@ ANSWER_KINDS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
             r"seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand|million)\b",
         ),
         (
+            "version",
+            r"\b(which|what)\s+version\b|\bversion\s+number\b",
+            r"\bv?\d+\.\d+(\.\d+)*\b|\bversion\s+\d+",
+        ),
+        (
+            "duration",
+            r"^\s*(for\s+)?how\s+long\b",
+            r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|several|few|"
+            r"couple\s+of)\s+(seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?)\b",
+        ),
+        (
             "date",
             r"^\s*(when|what\s+year|which\s+year|since\s+when|what\s+date|on\s+what\s+date|in\s+what\s+year)\b",
             # a month by its capital ("may" and "march" are verbs too), a season, a year

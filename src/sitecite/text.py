@@ -121,7 +121,7 @@ def bm25_tokens(
     """Tokens for BM25, the same for documents and queries: lower-case words, stemmed.
 
     Stop words stay by default: BM25's IDF already discounts them, and removing them cost
-    nDCG on SciFact's train split (bench/scifact.py --tune). `stopwords="en"` removes them.
+    nDCG on SciFact's train split (training/tune_retrieval.py). `stopwords="en"` removes them.
     """
     stop = _bm25_stopwords(stopwords)
     split = [[t for t in _TOKEN.findall(text.lower()) if t not in stop] for text in texts]

@@ -299,13 +299,30 @@ class Answer:
             "tokens": dict(self.tokens),
         }
 
-    def to_text(self) -> str:
-        """The answer as a person reads it in a terminal: text, numbered links, the score."""
-        if self.refused:
-            return self.answer
-        lines = [self.answer, ""]
+    def to_text(self, markdown: bool = False) -> str:
+        """The answer as a person reads it in a terminal: the text with its Markdown rendered
+        (or kept, with `markdown`), the numbered sources with the words each rests on when the
+        text does not already hold them, and the score. A pointed reply says it found no direct
+        answer and lists its closest sections, each with its line."""
+        from sitecite.markup import plain, pointer_lead, quote_line, to_text
+
+        pointed = self.outcome == Outcome.POINTED
+        text = pointer_lead(self.answer) if pointed else self.answer
+        shown = text if markdown else to_text(text)
+        if not self.citations:
+            return shown
+        lines = [shown, "", "Closest sections:"] if pointed else [shown, ""]
+        said = plain(text)
         for citation in self.citations:
             where = f"{citation.title} › {citation.heading}" if citation.heading else citation.title
-            lines.append(f"[{citation.n}] {where} — {citation.url}")
-        lines.append(f"({self.score_label}: {self.score:.2f})")
+            if markdown:
+                lines.append(f"{citation.n}. [{where}]({citation.url})")
+            else:
+                lines.append(f"[{citation.n}] {where} — {citation.url}")
+            for quote in citation.quotes:
+                line = quote_line(quote)
+                if line not in said:
+                    lines.append(f"    > {line}" if markdown else f"    \u201c{line}\u201d")
+        if self.outcome == Outcome.ANSWERED:
+            lines.append(f"({self.score_label}: {self.score:.2f})")
         return "\n".join(lines)

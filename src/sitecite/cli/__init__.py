@@ -27,21 +27,12 @@ def command(name: str) -> Callable[[Command], Command]:
     return register
 
 
-def _settings(args: argparse.Namespace, **flags: Any) -> Any:
-    from sitecite.config import load_settings
-
-    given = {key: value for key, value in flags.items() if value is not None}
-    for key in ("k", "threshold", "generator"):
-        if getattr(args, key, None) is not None:
-            given[key] = getattr(args, key)
-    return load_settings(given, getattr(args, "config", None))
-
-
 @command("index")
 def cmd_index(args: argparse.Namespace) -> int:
     from sitecite.cli.index import run_index
+    from sitecite.cli.options import settings_for
 
-    return run_index(args, _settings(args, **_index_flags(args)))
+    return run_index(args, settings_for(args, **_index_flags(args)))
 
 
 def _index_flags(args: argparse.Namespace) -> dict[str, Any]:
@@ -56,19 +47,29 @@ def _index_flags(args: argparse.Namespace) -> dict[str, Any]:
         "index.route": catch_all,
         "index.routes": routes or None,
         "index.presets": False if args.no_presets else None,
+        "index.anchors": getattr(args, "anchors", None),
     }
 
 
 @command("ask")
 def cmd_ask(args: argparse.Namespace) -> int:
+    from sitecite.cli.options import settings_for
+    from sitecite.intake import QuestionError, error_json, take_question
     from sitecite.pipeline import Engine, answer
 
-    engine = Engine.load(args.index, _settings(args))
-    result, trace = answer(engine, args.question)
+    settings = settings_for(args)
+    try:  # the server's limit and error, before the model is loaded
+        question = take_question(args.question, settings.serve.max_question_chars)
+    except QuestionError as error:
+        if args.json:
+            print(json.dumps(error_json(error), ensure_ascii=False, indent=2))
+        raise
+    engine = Engine.load(args.index, settings)
+    result, trace = answer(engine, question)
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
         return 0
-    print(result.to_text())
+    print(result.to_text(markdown=args.format == "markdown"))
     if args.trace:
         print(json.dumps(trace.to_json(), ensure_ascii=False, indent=2))
     return 0
@@ -77,9 +78,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
 @command("calibrate")
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from sitecite.calibrate import calibrate
+    from sitecite.cli.options import settings_for
     from sitecite.pipeline import Engine
 
-    engine = Engine.load(args.index, _settings(args))
+    engine = Engine.load(args.index, settings_for(args))
     report = calibrate(
         engine,
         questions=args.questions,
@@ -141,6 +143,12 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("question")
     ask.add_argument("--index", required=True)
     ask.add_argument("--json", action="store_true", help="print the answer JSON (docs/answer.md)")
+    ask.add_argument(
+        "--format",
+        choices=["text", "markdown"],
+        default="text",
+        help="text (default): the answer as clean text; markdown: as written, sources as links",
+    )
     ask.add_argument("--trace", action="store_true", help="also print the full trace")
     ask.add_argument("--k", type=int, help="number of sections to retrieve (default 8)")
     ask.add_argument("--threshold", type=float, help="override the calibrated gate threshold")
@@ -220,7 +228,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args)
     except SiteciteError as error:
-        print(f"sitecite: error: {error}", file=sys.stderr)
+        code = getattr(error, "code", "")  # a question's error carries the HTTP API's code
+        print(f"sitecite: error: {code + ': ' if code else ''}{error}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         print("sitecite: interrupted", file=sys.stderr)

@@ -90,7 +90,7 @@ def _usage_error(message: str) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from sitecite.cli import _settings
+    from sitecite.cli.options import settings_for
     from sitecite.eval import evaluate, missed_bars, write_junit
     from sitecite.eval.gate import parse_bars
     from sitecite.eval.history import RunStore
@@ -102,7 +102,7 @@ def _run(args: argparse.Namespace) -> int:
         return _usage_error("--index DIR is required to run a question set")
     if args.fail_under:
         parse_bars(args.fail_under)  # a typo in a bar should fail before the run, not after
-    settings = _settings(args)
+    settings = settings_for(args)
     with _ProgressBar(args.quiet) as progress:
         report = evaluate(
             args.target,

@@ -1,4 +1,4 @@
-"""`sitecite gaps`: argument parsing and the text report; sitecite.eval.gaps does the work."""
+"""`sitecite gaps`: argument parsing and the text report; sitecite.owner.gaps does the work."""
 
 from __future__ import annotations
 
@@ -32,10 +32,10 @@ def add_gaps_parser(sub: Any, command: Callable[[str], Callable[..., Any]]) -> N
 
     @command("gaps")
     def cmd_gaps(args: argparse.Namespace) -> int:
-        from sitecite.asklog import QuestionLog, log_path
         from sitecite.config import load_settings
         from sitecite.errors import InputError
-        from sitecite.eval.gaps import gaps_report, parse_since
+        from sitecite.owner import QuestionLog, log_path
+        from sitecite.owner.gaps import gaps_report, parse_since
         from sitecite.pipeline import Engine
 
         since = parse_since(args.since)
@@ -73,7 +73,8 @@ def report_text(report: dict[str, Any]) -> str:
     rate = f" ({report['answered'] / asked:.0%} answered)" if asked else ""
     lines = [
         f"{asked} questions from {report['since'][:16]} to {report['until'][:16]} UTC: "
-        f"{report['answered']} answered, {report['refused']} refused{rate}, "
+        f"{report['answered']} answered, {report.get('pointed', 0)} pointed to the closest "
+        f"sections, {report['refused']} refused{rate}, "
         f"{report['followups']} follow-ups",
     ]
     feedback = report["feedback"]

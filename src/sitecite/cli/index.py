@@ -37,6 +37,12 @@ def add_index_parser(sub: Any) -> None:
         "--no-presets", action="store_true", help="do not apply the detected route presets"
     )
     index.add_argument(
+        "--anchors",
+        choices=["auto", "github", "kramdown", "vitepress", "markdown-it-anchor", "none"],
+        help="how the site's generator makes heading ids (default auto: the detected "
+        "generator's rule; e.g. vitepress for @mdit-vue's slugify, none for no ids)",
+    )
+    index.add_argument(
         "--rebuild", action="store_true", help="re-embed everything (e.g. new embedder)"
     )
     index.add_argument(
@@ -96,9 +102,20 @@ def _report(run: Any, args: argparse.Namespace) -> int:
         print(f"skipped {problem}", file=sys.stderr)
     for warning in run.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    if not (args.quiet or args.json):
-        for line in run.routes:
+    talk = not (args.quiet or args.json)
+    for line in run.routes:
+        if talk or line.startswith("warning"):
             print(line, file=sys.stderr)
+    if talk:
+        for item in run.skipped:
+            print(f"left out {item}", file=sys.stderr)
+        if run.unrouted:
+            shown = ", ".join(run.unrouted[:5]) + (", ..." if len(run.unrouted) > 5 else "")
+            print(
+                f"{len(run.unrouted)} page(s) matched no preset's rule, so their URL is the "
+                f"default route: {shown}",
+                file=sys.stderr,
+            )
     if args.json:
         print(json.dumps(run.to_json(), ensure_ascii=False), flush=True)
     elif not args.quiet:

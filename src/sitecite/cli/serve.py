@@ -17,7 +17,7 @@ def add_serve_parser(sub: Any, command: Callable[[str], Callable[..., Any]]) -> 
         "(/widget.js), a demo page (/), the evaluation lab (/lab) and a how-it-works page "
         "(/how). The index is reloaded when `sitecite index` replaces it.",
     )
-    parser.add_argument("--index", required=True, help="index directory to serve")
+    parser.add_argument("--index", help="index directory to serve (required to serve)")
     parser.add_argument("--host", help="address to listen on (default: serve.host, 127.0.0.1)")
     parser.add_argument(
         "--port", type=int, help="port (default: serve.port, 8000; 0 picks a free one)"
@@ -35,6 +35,11 @@ def add_serve_parser(sub: Any, command: Callable[[str], Callable[..., Any]]) -> 
         metavar="ORIGIN",
         help="a site allowed to call the API from the browser (repeatable)",
     )
+    parser.add_argument(
+        "--print-settings",
+        action="store_true",
+        help="print the settings in force as TOML (secrets hidden) and exit",
+    )
 
     @command("serve")
     def cmd_serve(args: argparse.Namespace) -> int:
@@ -51,6 +56,13 @@ def add_serve_parser(sub: Any, command: Callable[[str], Callable[..., Any]]) -> 
             },
             getattr(args, "config", None),
         )
+        if args.print_settings:
+            from sitecite.serve.public_settings import settings_toml
+
+            print(settings_toml(settings), end="")
+            return 0
+        if not args.index:
+            parser.error("the following arguments are required: --index")
 
         def ready(url: str) -> None:
             print(

@@ -46,6 +46,7 @@ def grade(
         **_question_fields(question, repeat),
         "retrieved": retrieved,
         "context_ids": [section.id for section in trace.context],
+        "outcome": str(answer.outcome),
         "refused": answer.refused,
         "refusal_reason": answer.refusal_reason,
         "answer": answer.answer,
@@ -82,6 +83,7 @@ def error_result(question: Question, message: str, repeat: int = 0) -> dict[str,
         **_question_fields(question, repeat),
         "retrieved": [],
         "context_ids": [],
+        "outcome": "error",
         "refused": False,
         "refusal_reason": "",
         "answer": "",
@@ -204,14 +206,7 @@ def _hit_json(hit: Any) -> dict[str, Any]:
 
 
 def _citation_json(citation: Citation) -> dict[str, Any]:
-    return {
-        "n": citation.n,
-        "id": citation.id,
-        "title": citation.title,
-        "heading": citation.heading,
-        "url": citation.url,
-        "score": round(citation.score, 4),
-    }
+    return citation.to_json()  # with its quotes, which the lab shows beside the answer
 
 
 def _judge_json(judge: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -16,7 +16,7 @@ from sitecite.errors import IndexDirError
 from sitecite.eval.charts import histogram_chart, history_chart, interval_bar
 from sitecite.eval.compare import Comparison, compare_reports, report_from_history
 from sitecite.eval.history import RunStore, history_path
-from sitecite.eval.html import CSS, el, header, interval_text, num, pct, row
+from sitecite.eval.html import el, header, interval_text, num, pct, row, standalone
 from sitecite.eval.lab_questions import questions_section
 from sitecite.eval.report import Report
 from sitecite.index.store import read_manifest
@@ -46,12 +46,36 @@ def render_lab(
     calibration: dict[str, Any] | None = None,
 ) -> str:
     """The page for one run; `history` holds earlier finished runs, oldest first."""
+    body = lab_body(
+        report, history=history, comparison=comparison, notes=notes, calibration=calibration
+    )
+    return standalone(f"sitecite evaluation lab · run {report.run.get('id', '?')}", body)
+
+
+def lab_body(
+    report: Report,
+    *,
+    history: list[dict[str, Any]] | None = None,
+    comparison: Comparison | None = None,
+    notes: list[dict[str, Any]] | None = None,
+    calibration: dict[str, Any] | None = None,
+    visitors: str = "",
+) -> str:
+    """The lab of one run as the inside of a page (the server puts its own header around it,
+    and its section on `visitors`, placed after the navigation)."""
     run, summary = report.run, report.summary
     notes = notes if notes is not None else report.notes
     warnings = "".join(el("p", "⚠ " + escape(w), class_="warn") for w in run.get("warnings", []))
+    nav = ((("visitors", "Visitors"),) if visitors else ()) + NAV
     parts = [
         el("h1", "Evaluation lab") + el("p", _meta(run), class_="meta") + warnings,
-        el("nav", "".join(el("a", label, href=f"#{anchor}") for anchor, label in NAV)),
+        el(
+            "nav",
+            "".join(el("a", label, href=f"#{anchor}") for anchor, label in nav),
+            class_="sections",
+            aria_label="Sections of the lab",
+        ),
+        visitors,
         _notes(notes, run),
         _summary(summary),
         _categories(summary),
@@ -61,13 +85,7 @@ def render_lab(
         questions_section(report.questions),
         el("footer", FOOTER),
     ]
-    title = escape(f"sitecite evaluation lab · run {run.get('id', '?')}")
-    return (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width,initial-scale=1">'
-        f"<title>{title}</title><style>{CSS}</style></head>"
-        f"<body><main>{''.join(parts)}</main></body></html>\n"
-    )
+    return "".join(parts)
 
 
 def _meta(run: dict[str, Any]) -> str:
@@ -143,6 +161,8 @@ def _summary(summary: dict[str, Any]) -> str:
         _figure_card("refused when expected", refusal["refused_when_expected"]),
         _figure_card("false refusals", refusal["false_refusals"]),
     ]
+    if summary.get("outcomes"):
+        cards.append(_outcome_card(summary["outcomes"]))
     if "adversarial" in summary["by_category"]:
         cards.append(
             _figure_card("adversarial held", summary["by_category"]["adversarial"]["pass_rate"])
@@ -208,6 +228,22 @@ def _bait_line(bait: dict[str, int] | None) -> str:
     )
 
 
+def _outcome_card(outcomes: dict[str, int]) -> str:
+    """How many questions got a direct answer, a pointer to the closest sections, a refusal."""
+    value = " · ".join(
+        el("span", str(outcomes.get(name, 0)), class_=css, title=name)
+        for name, css in (("answered", "pass"), ("pointed", "pointed"), ("refused", "warn"))
+    )
+    return _card("answered · pointed · refused", value, "questions by outcome")
+
+
+def outcome_cell(outcomes: dict[str, int] | None, refused: dict[str, Any]) -> str:
+    """A category's outcomes ("12 · 3 · 5"), or its refusal rate for a run recorded before."""
+    if not outcomes:
+        return pct(refused["rate"]) + " refused"
+    return " · ".join(str(outcomes.get(name, 0)) for name in ("answered", "pointed", "refused"))
+
+
 def _categories(summary: dict[str, Any]) -> str:
     rows = []
     for category, block in summary["by_category"].items():
@@ -221,11 +257,12 @@ def _categories(summary: dict[str, Any]) -> str:
                 interval_bar(rate["rate"], rate["low"], rate["high"], 140),
                 pct((block.get("hit@8") or {}).get("rate")) if "hit@8" in block else "",
                 num((block.get("mrr") or {}).get("mean")) if "mrr" in block else "",
-                pct(block["refused"]["rate"]),
+                outcome_cell(block.get("outcomes"), block["refused"]),
                 numeric=(1, 2, 3, 5, 6, 7),
             )
         )
-    names = ("category", "passed", "rate", "95% interval", "", "hit@8", "MRR", "refused")
+    outcomes = "answered · pointed · refused"
+    names = ("category", "passed", "rate", "95% interval", "", "hit@8", "MRR", outcomes)
     html = el("table", header(*names, numeric=(1, 2, 3, 5, 6, 7)) + "".join(rows))
     attacks = summary.get("attacks") or {}
     if attacks:
@@ -386,9 +423,14 @@ def _calibration(calibration: dict[str, Any] | None) -> str:
 
 
 def lab_for_run(
-    store: RunStore, reference: str = "latest", index_dir: str | Path | None = None
+    store: RunStore,
+    reference: str = "latest",
+    index_dir: str | Path | None = None,
+    *,
+    visitors: str | None = None,
 ) -> str:
-    """The lab page of a run in the history, with its history, flips and the index's calibration."""
+    """The lab page of a run in the history, with its history, flips and the index's
+    calibration; with `visitors` (the server's section on them), the inside of a page."""
     report = report_from_history(store, reference)
     earlier = [
         r
@@ -406,17 +448,24 @@ def lab_for_run(
             )
         except IndexDirError:
             calibration = None
-    return render_lab(
-        report, history=earlier, comparison=comparison, notes=store.notes(), calibration=calibration
-    )
+    context: dict[str, Any] = {
+        "history": earlier,
+        "comparison": comparison,
+        "notes": store.notes(),
+        "calibration": calibration,
+    }
+    if visitors is not None:
+        return lab_body(report, visitors=visitors, **context)
+    return render_lab(report, **context)
 
 
-def latest_lab_html(index_dir: str | Path) -> str | None:
-    """The lab page of the newest finished run of an index, or None if it has none (for /lab)."""
+def latest_lab_html(index_dir: str | Path, visitors: str | None = None) -> str | None:
+    """The lab page of the newest finished run of an index, or None if it has none; with
+    `visitors`, the inside of the page /lab serves (see `lab_for_run`)."""
     path = history_path(index_dir)
     if not path.exists():
         return None
     with RunStore(path) as store:
         if not store.runs():
             return None
-        return lab_for_run(store, "latest", index_dir)
+        return lab_for_run(store, "latest", index_dir, visitors=visitors)

@@ -6,11 +6,14 @@ Failed questions are opened by default (<details open>), so the page needs no sc
 
 from __future__ import annotations
 
+import re
 from html import escape
 from typing import Any
 
 from sitecite.eval.html import el, header, href, num, row
 from sitecite.eval.metrics import matches
+from sitecite.eval.report import outcome_of
+from sitecite.markup import CITATION, pointer_lead, quote_line, to_html
 
 TOP_HITS = 8
 
@@ -28,14 +31,14 @@ def _verdict(passed: bool) -> str:
 def question_details(q: dict[str, Any]) -> str:
     labels = [q["category"], f"expect {q['expect']}"]
     labels += ["flaky"] if q.get("flaky") else []
-    labels += ["refused"] if q["refused"] else []
+    outcome = outcome_of(q)
+    labels += [outcome] if outcome != "answered" else []
     mark = el("span", "✓", class_="pass") if q["passed"] else el("span", "✗", class_="fail")
     summary = f"{mark} {el('b', escape(q['id']))} {escape(q['question'])}" + "".join(
         el("span", escape(t), class_="tag") for t in labels
     )
     body = [
-        el("div", escape(q["answer"] or q.get("error") or ""), class_="answer"),
-        _citations(q),
+        el("div", _answer(q) + _citations(q), class_="evidence"),
         _sources(q),
         el(
             "div",
@@ -59,20 +62,42 @@ def question_details(q: dict[str, Any]) -> str:
     )
 
 
+def _answer(q: dict[str, Any]) -> str:
+    """The answer as the visitor reads it, each [n] linked to its section."""
+    links = {str(c["n"]): href(c["url"]) for c in q["citations"]}
+
+    def marker(match: re.Match[str]) -> str:
+        n = match.group(1)
+        return el("a", match.group(0), href=links[n]) if n in links else match.group(0)
+
+    def link(text: str) -> str:
+        return CITATION.sub(marker, text)
+
+    pointed = outcome_of(q) == "pointed"
+    text = pointer_lead(q["answer"]) if pointed else q["answer"]
+    shown = to_html(text, link) if text else el("p", escape(q.get("error") or ""))
+    label = "No direct answer: the closest sections are listed with their lines" if pointed else ""
+    return el("div", (el("p", label, class_="meta") if label else "") + shown, class_="answer")
+
+
 def _citations(q: dict[str, Any]) -> str:
+    """Each cited section with the words of it the answer rests on (its quotes)."""
     if not q["citations"]:
         return ""
     items = []
     for c in q["citations"]:
         where = escape(c["title"]) + (f" › {escape(c['heading'])}" if c.get("heading") else "")
+        quotes = "".join(
+            el("blockquote", escape(quote_line(quote))) for quote in c.get("quotes") or []
+        )
         items.append(
             el(
                 "li",
-                el("a", where, href=href(c["url"])) + " " + el("code", escape(c["id"])),
+                el("a", where, href=href(c["url"])) + " " + el("code", escape(c["id"])) + quotes,
                 value=c["n"],
             )
         )
-    return el("ol", "".join(items))
+    return el("ol", "".join(items), class_="quotes", aria_label="Sources and their quotes")
 
 
 def _sources(q: dict[str, Any]) -> str:

@@ -1,5 +1,7 @@
 """An evaluation Report: the run, its summary with intervals, and every question's result. It
-renders itself as JSON (docs/results.md), a rich table, JUnit XML and the lab page.
+renders itself as JSON (docs/results.md) and a rich table; `eval.gate` writes it as JUnit XML
+and `eval.lab.render_lab` as the lab page (the lab reads the run history and comparisons, which
+read reports, so a report cannot import it).
 
 With `--repeat N` a question passes only if it passed every time; a question that passed some
 times and failed others is *flaky* and listed as such.
@@ -16,8 +18,28 @@ from sitecite.eval.metrics import KS
 from sitecite.eval.questions import CATEGORIES
 from sitecite.eval.stats import Mean, Rate, percentile
 
+OUTCOMES = ("answered", "pointed", "refused")  # types.Outcome, in the order they are shown
 RANKING_METRICS = tuple(f"{m}@{k}" for m in ("recall", "ndcg") for k in KS) + ("mrr",)
 HIT_METRICS = tuple(f"hit@{k}" for k in KS)
+
+
+def outcome_of(result: dict[str, Any]) -> str:
+    """A result's outcome; runs recorded before outcomes existed were answered or refused."""
+    if result.get("outcome"):
+        return str(result["outcome"])
+    if result.get("error"):
+        return "error"
+    return "refused" if result.get("refused") else "answered"
+
+
+def count_outcomes(results: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """How many results were answered, pointed and refused (errors are listed apart)."""
+    counts = dict.fromkeys(OUTCOMES, 0)
+    for result in results:
+        outcome = outcome_of(result)
+        if outcome in counts:
+            counts[outcome] += 1
+    return counts
 
 
 def combine_repeats(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -37,6 +59,7 @@ def combine_repeats(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                 {
                     "repeat": r.get("repeat", 0),
                     "passed": r["passed"],
+                    "outcome": outcome_of(r),
                     "refused": r["refused"],
                     "answer": r["answer"],
                     "latency_ms": r["latency_ms"],
@@ -66,6 +89,7 @@ def summarise(
         "total": len(questions),
         "passed": sum(q["passed"] for q in questions),
         "pass_rate": _rate(q["passed"] for q in questions).to_json(),
+        "outcomes": count_outcomes(questions),
     }
     summary.update(_retrieval(questions))
     summary["by_category"] = {
@@ -127,6 +151,7 @@ def _category(members: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "passed": sum(q["passed"] for q in members),
         "pass_rate": _rate(q["passed"] for q in members).to_json(),
         "refused": _rate(q["refused"] for q in members).to_json(),
+        "outcomes": count_outcomes(members),
     }
     if any(q.get("metrics") for q in members):
         block.update(_retrieval(members))
@@ -230,8 +255,3 @@ class Report:
         from sitecite.eval.tables import summary_table
 
         return summary_table(self)
-
-    def to_html(self, **context: Any) -> str:
-        from sitecite.eval.lab import render_lab
-
-        return render_lab(self, **context)

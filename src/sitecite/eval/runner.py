@@ -25,6 +25,7 @@ from sitecite.eval.judge import Judge, make_judge
 from sitecite.eval.pacing import RateLimiter
 from sitecite.eval.questions import Question, QuestionSet, index_source_ids, load_question_set
 from sitecite.eval.report import Report
+from sitecite.intake import QuestionError, refused_question, take_question
 from sitecite.pipeline import Engine, answer
 
 Progress = Callable[[int, int, dict[str, Any]], None]
@@ -106,6 +107,11 @@ class Runner:
 
     def answer_one(self, question: Question, repeat: int) -> dict[str, Any]:
         """One call of the pipeline, graded from its own trace; a provider failure fails it."""
+        try:  # the limit a visitor's question is held to, with the refusal they would get
+            take_question(question.question, self.engine.settings.serve.max_question_chars)
+        except QuestionError as error:
+            result, trace = refused_question(question.question, error, self.engine.threshold)
+            return grade(question, result, trace, None, repeat)
         self.limiter.acquire()
         try:
             result, trace = answer(self.engine, question.question)

@@ -53,6 +53,11 @@ def summary_table(report: Any) -> Group:
         rows.append(("judge: faithful answers", judge["faithful"], True))
     for name, block, percent in rows:
         table.add_row(name, *fmt_rate(block, percent))
+    outcomes = summary.get("outcomes")
+    if outcomes:
+        table.add_row(
+            "answered / pointed / refused", outcome_text(outcomes), "", str(summary["total"])
+        )
     if judge:
         table.add_row(
             "judge: could not grade",
@@ -83,11 +88,19 @@ def summary_table(report: Any) -> Group:
 
 def category_table(summary: dict[str, Any]) -> Table:
     table = Table(title="by category", title_justify="left")
-    for column in ("category", "passed", "95% interval", "hit@8", "MRR", "refused"):
+    columns = ("category", "passed", "95% interval", "hit@8", "MRR", "answered / pointed / refused")
+    for column in columns:
         table.add_column(column, justify="left" if column == "category" else "right")
     for category, block in summary["by_category"].items():
         passed, interval, _ = fmt_rate(block["pass_rate"])
         hit = fmt_rate(block.get("hit@8"))[0] if "hit@8" in block else ""
         mrr = fmt_rate(block.get("mrr"), percent=False)[0] if "mrr" in block else ""
-        table.add_row(category, passed, interval, hit, mrr, fmt_rate(block["refused"])[0])
+        outcomes = block.get("outcomes")
+        shown = outcome_text(outcomes) if outcomes else fmt_rate(block["refused"])[0] + " refused"
+        table.add_row(category, passed, interval, hit, mrr, shown)
     return table
+
+
+def outcome_text(outcomes: dict[str, int]) -> str:
+    """ "12 / 3 / 5": how many were answered, pointed and refused."""
+    return " / ".join(str(outcomes.get(name, 0)) for name in ("answered", "pointed", "refused"))

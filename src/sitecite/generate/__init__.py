@@ -22,6 +22,7 @@ def make_generator(
         settings.max_answer_sentences,
         coverage_threshold,
         answerable_threshold=settings.answerable_threshold,
+        direct_answers=settings.direct_answers,
     )
     if settings.generator == "extractive":
         return extractive

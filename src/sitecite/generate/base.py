@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -20,8 +20,7 @@ class Context:
     For a follow-up, `question` is what the answerer should cover (see sitecite.followup),
     `asked` the visitor's own words, `history` the earlier turns, oldest first, and `followup`
     how the question was read with them ("pointer", "ellipsis", or "" when it stands alone).
-    `part_vectors` holds the vectors of the question's parts that retrieval already embedded;
-    `reading` the question as the pipeline read it (sitecite.question), read here from
+    `reading` is the question as the pipeline read it (sitecite.question), read here from
     `question` alone when the context was built without one."""
 
     question: str
@@ -34,7 +33,6 @@ class Context:
     history: tuple[Turn, ...] = ()
     asked: str = ""
     followup: str = ""
-    part_vectors: dict[str, np.ndarray] = field(default_factory=dict)
     reading: Reading | None = None
 
     def read(self) -> Reading:

@@ -23,12 +23,15 @@ NO_DIRECT_ANSWER = "I couldn't find a direct answer to that on the site."
 CLOSEST = 3  # sections a pointed reply names: what a visitor reads before giving up
 
 
-def closest_sections(context: Context, most: int = CLOSEST) -> list[int]:
-    """Positions (in the context) of the closest sections, one per page, best first: a
-    visitor gains nothing from three headings of the same page."""
+def closest_sections(context: Context, most: int = CLOSEST, first: Sequence[int] = ()) -> list[int]:
+    """Positions (in the context) of the closest sections, one per page, best first (those
+    in `first`, then in the order retrieval ranked them): a visitor gains nothing from three
+    headings of the same page."""
     chosen: list[int] = []
     pages: set[str] = set()
-    for position, section in enumerate(context.sections):
+    order = [*first, *(p for p in range(len(context.sections)) if p not in first)]
+    for position in order:
+        section = context.sections[position]
         if section.page_id in pages:
             continue
         pages.add(section.page_id)
@@ -58,13 +61,15 @@ def pointed(
     checks: Sequence[Check] = (),
     missing: Sequence[str] = (),
     lines: Mapping[int, str] | None = None,
+    first: Mapping[int, str] | None = None,
 ) -> Draft:
     """The pointed reply: no direct answer, the closest sections cited with their closest
     line as the quote. `missing` names what the question asks about that the site never
-    mentions; `lines` may give a better line per section position than nearness alone."""
-    positions = closest_sections(context)
-    quotes = tuple(((lines or {}).get(p) or closest_line(context, p),) for p in positions)
-    quotes = tuple(q if q[0] else () for q in quotes)
+    mentions; `lines` may give a better line per section position than nearness alone;
+    `first` the section (and line) the answerer would have quoted, shown first."""
+    positions = closest_sections(context, first=list(first or {}))
+    found = [(lines or {}).get(p) or closest_line(context, p) for p in positions]
+    quotes = tuple((line,) if line else () for line in found)
     named = "; ".join(
         f"{label(context.sections[p])} [{n}]" for n, p in enumerate(positions, start=1)
     )

@@ -15,21 +15,31 @@ from typing import Protocol
 
 from sitecite.errors import IngestError
 from sitecite.ingest.chunk import CHUNKER_VERSION, chunk_page
-from sitecite.ingest.data import (
-    FACTS_PAGE_ID,
-    NOT_CONTENT,
-    collection_blocks,
-    facts_blocks,
-    load_data,
-)
-from sitecite.ingest.html import parse_html
+from sitecite.ingest.components import data_index
+from sitecite.ingest.data import FACTS_PAGE_ID, NOT_CONTENT
 from sitecite.ingest.identity import Identity, with_identity
-from sitecite.ingest.ids import heading_anchors, page_id, slugify
-from sitecite.ingest.markdown import markdown_blocks, split_frontmatter
-from sitecite.ingest.mdx import convert_mdx
+from sitecite.ingest.ids import page_id, slugify
+from sitecite.ingest.jekyll import JekyllSite
+from sitecite.ingest.layout import config_file
+from sitecite.ingest.pages import (
+    COMPONENT_SUFFIXES,
+    DATA_SUFFIXES,
+    HTML_SUFFIXES,
+    MARKDOWN_SUFFIXES,
+    Reading,
+    parse_source,
+)
+from sitecite.ingest.presets import router_for
+from sitecite.ingest.published import (
+    front_matter_reason,
+    generator_reason,
+    placeholder_reason,
+    slugless,
+)
 from sitecite.ingest.retention import FileReport, file_report
-from sitecite.ingest.routes import Router, join_url
-from sitecite.ingest.webpage import built_path, is_built_site, webpage
+from sitecite.ingest.routes import Router
+from sitecite.ingest.titles import own_titles
+from sitecite.ingest.webpage import is_built_site
 from sitecite.types import Block, Page, Section
 
 __all__ = [
@@ -39,13 +49,11 @@ __all__ = [
     "Router",
     "load_site",
     "parse_file",
+    "parse_source",
     "page_id",
     "slugify",
 ]
 
-MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdx"}
-HTML_SUFFIXES = {".html", ".htm"}
-DATA_SUFFIXES = {".json", ".yaml", ".yml"}
 # Output folders are skipped inside a source tree; given as the content folder, they are read.
 SKIP_DIRS = {
     "node_modules",
@@ -58,6 +66,8 @@ SKIP_DIRS = {
     "out",
     "_site",
 }
+READ_SUFFIXES = MARKDOWN_SUFFIXES | HTML_SUFFIXES | DATA_SUFFIXES | COMPONENT_SUFFIXES
+CODE_DATA = {".js", ".ts", ".mjs"}
 
 
 class Progress(Protocol):
@@ -79,21 +89,25 @@ class IngestResult:
     router: Router = field(default_factory=Router)
     built_site: bool = False  # a generator's output: pages read by main-content extraction
     identity: Identity = field(default_factory=Identity)
+    unrouted: list[str] = field(default_factory=list)  # pages no rule or preset routed
 
 
-def content_files(root: Path) -> list[Path]:
-    """Every file sitecite can ingest under root, in a stable order."""
+def _walk(root: Path, suffixes: set[str]) -> list[Path]:
     files = []
     for directory, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS)
         for name in sorted(filenames):
             path = Path(directory) / name
-            suffix = path.suffix.lower()
             if name.startswith(".") or name in NOT_CONTENT:
                 continue
-            if suffix in MARKDOWN_SUFFIXES | HTML_SUFFIXES | DATA_SUFFIXES:
+            if path.suffix.lower() in suffixes:
                 files.append(path)
     return files
+
+
+def content_files(root: Path) -> list[Path]:
+    """Every file sitecite can ingest under root, in a stable order."""
+    return _walk(root, READ_SUFFIXES)
 
 
 def read_text(path: Path, relative: str) -> str:
@@ -111,64 +125,6 @@ def read_text(path: Path, relative: str) -> str:
 def parse_file(path: Path, relative: str, router: Router | None = None) -> list[Page]:
     """One file -> its page(s). Raises IngestError naming the file and line."""
     return parse_source(read_text(path, relative), relative, router or Router())
-
-
-def parse_source(source: str, relative: str, router: Router, built: bool = False) -> list[Page]:
-    """A file's text -> its page(s); the suffix of `relative` says how to read it. Pages of a
-    built site are rendered pages: their main content is extracted, their URL is their path."""
-    suffix = Path(relative).suffix.lower()
-    pid = page_id(relative)
-    if suffix in MARKDOWN_SUFFIXES:
-        return [_markdown_page(source, relative, pid, router, mdx=suffix == ".mdx")]
-    if suffix in HTML_SUFFIXES and built:
-        page = webpage(source, relative, pid, join_url(router.base_url, built_path(relative)))
-        return [page] if page.blocks else []
-    if suffix in HTML_SUFFIXES:
-        parsed = parse_html(source)
-        url = router.url(pid, {"canonical": parsed.canonical})
-        metadata = {"first_h1": parsed.first_h1} if parsed.first_h1 else {}
-        title = parsed.title or _title_from(pid)
-        return [Page(pid, relative, title, url, tuple(parsed.blocks), "page", metadata)]
-    data = load_data(source, relative)
-    if isinstance(data, dict):
-        title, blocks = facts_blocks(data, relative)
-        return [Page(FACTS_PAGE_ID, relative, title, "", tuple(blocks), "facts", {})]
-    if isinstance(data, list):
-        records = tuple(collection_blocks(data, relative))
-        return [Page(pid, relative, _title_from(pid), router.url(pid), records, "data", {})]
-    raise IngestError(
-        "a data file must hold a mapping (profile facts) or a list of records", relative
-    )
-
-
-def _markdown_page(source: str, relative: str, pid: str, router: Router, mdx: bool) -> Page:
-    front, body, offset = split_frontmatter(source, relative)
-    exported: dict[str, str] = {}
-    if mdx:
-        document = convert_mdx(body, relative)
-        body, exported = document.markdown, document.metadata
-    blocks, extra = markdown_blocks(body, str(front.get("title", "")), offset, mdx=mdx)
-    blocks = heading_anchors(blocks, str(extra["first_h1"]), router.anchor_style)
-    # Front matter, then the page's h1, then `export const metadata` (what <title> shows).
-    named = front.get("title") or extra["first_h1"] or exported.get("title") or front.get("name")
-    headings = [b.heading for b in blocks if b.level]
-    title = str(named or (headings[0] if headings else "") or _title_from(pid))
-    described = {**exported, **front}  # exported metadata fills in, never overrides
-    summary = described.get("summary") or described.get("description") or ""
-    metadata = {
-        **described,
-        "title": title,
-        "summary": summary,
-        "first_h1": extra["first_h1"],
-        "code_blocks": extra["code_blocks"],
-    }
-    return Page(pid, relative, title, router.url(pid, described), tuple(blocks), "page", metadata)
-
-
-def _title_from(pid: str) -> str:
-    """Only for pages with no title, no h1 and no <title>: data collections, bare fragments."""
-    stem = pid.rsplit("/", 1)[-1] or pid
-    return stem.replace("-", " ").replace("_", " ").strip().capitalize()
 
 
 def _merge_facts(pages: list[Page]) -> list[Page]:
@@ -189,6 +145,20 @@ def _merge_facts(pages: list[Page]) -> list[Page]:
     return [p for p in pages if p.id != FACTS_PAGE_ID] + [merged]
 
 
+def _reading(root: Path, router: Router, built: bool) -> Reading:
+    """What the files of this site share while they are read: a Jekyll site's Liquid context,
+    the data files components show."""
+    reading = Reading(router, built=built, root=root)
+    jekyll = next((p for p in router.presets if p.name == "jekyll"), None)
+    if jekyll is not None:
+        folder = root / jekyll.folder if jekyll.folder else root
+        config = config_file(folder / "_config.yml") or config_file(folder / "_config.yaml")
+        reading.jekyll, reading.jekyll_folder = JekyllSite(folder, config), jekyll.folder
+    if not built:
+        reading.data_files = data_index(_walk(root, DATA_SUFFIXES | CODE_DATA))
+    return reading
+
+
 def load_site(
     root: str | Path,
     base_url: str = "",
@@ -196,19 +166,23 @@ def load_site(
     *,
     routes: Sequence[str] = (),
     presets: bool = True,
+    anchors: str = "auto",
     progress: Progress | None = None,
 ) -> IngestResult:
     """Ingest every content file under root; collect problems instead of stopping.
 
     URLs follow `routes`, then the presets detected in root (unless `presets` is False), then
-    `route`. Every Markdown and HTML file gets a FileReport of the prose it kept."""
+    `route`; headings' anchors follow `anchors` ("auto": the preset's rule). Every Markdown and
+    HTML file gets a FileReport of the prose it kept."""
     root = Path(root)
     if not root.is_dir():
         raise IngestError("content directory not found", str(root))
     files = content_files(root)
     built = is_built_site(root, files)
-    router = Router.from_settings(base_url, routes, route, root, presets and not built)
+    router = router_for(base_url, routes, route, root, presets and not built, anchors)
+    router.searched = presets and not built
     result = IngestResult(router=router, built_site=built)
+    reading = _reading(root, router, built)
     if progress is not None:
         progress.start(f"reading {len(files)} files", len(files))
     sources: dict[str, str] = {}
@@ -217,27 +191,44 @@ def load_site(
         relative = path.relative_to(root).as_posix()
         try:
             sources[relative] = read_text(path, relative)
-            pages += parse_source(sources[relative], relative, router, built)
+            pages += parse_source(sources[relative], relative, router, built, reading)
         except IngestError as problem:
             result.problems.append(problem)
+        except Exception as exc:  # noqa: BLE001 - one bad file never stops a site
+            result.problems.append(IngestError(f"could not be read ({exc!r})", relative))
         if progress is not None:
             progress.advance(1)
-    result.pages, result.identity = with_identity(_merge_facts(_published(pages, result)))
+    result.warnings = list(reading.warnings)
+    kept = own_titles(_published(pages, result, reading, sources))
+    result.pages, result.identity = with_identity(_merge_facts(kept))
     for page in result.pages:
-        result.sections.extend(chunk_page(page, base_url))
+        result.sections.extend(chunk_page(page, router.base_url))
     if not built:  # a rendered page's chrome is not prose it was meant to keep
         result.files = retention_reports(result.pages, result.sections, sources)
-    result.warnings = [w for r in result.files if (w := r.warning()) is not None]
+    result.warnings += [w for r in result.files if (w := r.warning()) is not None]
+    result.unrouted = [
+        p.id
+        for p in result.pages
+        if p.kind != "facts"
+        and router.presets
+        and not router.rules
+        and router.preset_for(p.id, p.source) is None
+    ]
     return result
 
 
-def _published(pages: list[Page], result: IngestResult) -> list[Page]:
-    """Pages without drafts (skipped) and without a second page claiming the same id."""
+def _published(
+    pages: list[Page], result: IngestResult, reading: Reading, sources: dict[str, str]
+) -> list[Page]:
+    """Pages without drafts, templates and files the generator does not publish (each listed
+    in `result.skipped` with its reason), and without a second page claiming the same id."""
     seen: dict[str, str] = {}
     kept = []
+    gatsby = slugless(pages, reading.router.presets)
     for page in pages:
-        if page.metadata.get("draft") is True:
-            result.skipped.append(f"{page.source}: a draft (front matter draft: true)")
+        reason = _reason(page, reading, sources.get(page.source, ""), gatsby)
+        if reason:
+            result.skipped.append(f"{page.source}: {reason}")
         elif page.id != FACTS_PAGE_ID and page.id in seen:
             message = f"page id '{page.id}' is already used by {seen[page.id]}"
             result.problems.append(IngestError(message, page.source))
@@ -245,6 +236,22 @@ def _published(pages: list[Page], result: IngestResult) -> list[Page]:
             seen[page.id] = page.source
             kept.append(page)
     return kept
+
+
+def _reason(page: Page, reading: Reading, raw: str, gatsby: dict[str, str]) -> str:
+    """Why the page is not one the site publishes ("" when it is)."""
+    if page.source in reading.used:
+        return f"data shown by {reading.used[page.source]}: read into that page"
+    if page.kind == "page" and (reason := front_matter_reason(page.metadata)):
+        return reason
+    has_front = page.source in reading.fronted
+    for preset in reading.router.presets:
+        reason = generator_reason(page.source, preset, has_front, reading.jekyll)
+        if reason:
+            return reason
+    if page.source in gatsby:
+        return gatsby[page.source]
+    return placeholder_reason(page, raw) if page.kind == "page" else ""
 
 
 def retention_reports(
@@ -267,4 +274,6 @@ def _markup(relative: str) -> str:
     suffix = Path(relative).suffix.lower()
     if suffix in HTML_SUFFIXES:
         return "html"
+    if suffix in COMPONENT_SUFFIXES:
+        return suffix[1:]
     return {".mdx": "mdx", ".md": "markdown", ".markdown": "markdown"}.get(suffix, "")

@@ -69,8 +69,13 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
     )
     # URLs land on the id the published page gives a heading; ids stay the GitHub-style slugs.
     # A block with no line in the file (the profile facts ingestion adds) has no anchor there.
+    # `heading_ids`: "none" (the generator gives headings no ids: link to the page),
+    # "explicit" (only the ids the page's HTML gives), else the generator's rule.
+    ids = page.metadata.get("heading_ids", "")
     anchors = {
-        slug: block.anchor or (slug if block.line else "")
+        slug: ""
+        if ids == "none"
+        else block.anchor or (slug if block.line and ids != "explicit" else "")
         for slug, block in zip(slugs, page.blocks, strict=True)
     }
     sections: list[Section] = []
@@ -124,6 +129,16 @@ def chunk_page(page: Page, base_url: str = "", route: str = "{page_id}") -> list
                         seen,
                     )
                 )
+
+    if not sections and page.kind == "page" and page.title:
+        # a page of front matter only (a talk given elsewhere, a link post): its title, tags
+        # and date are what the site says of it
+        lines = [(page.title.rstrip(".") + ".", FACT)]
+        tags = page.metadata.get("tags")
+        if isinstance(tags, list) and tags:
+            lines.append((f"Tags: {', '.join(str(t) for t in tags)}.", FACT))
+        lines += published
+        sections.append(_section(page, page.id, "", section_url(address, ""), lines, 1, seen))
 
     stack = _stack(page)
     if stack:

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from sitecite.errors import IngestError
-from sitecite.ingest.markdown import normalise_yaml
+from sitecite.ingest.frontmatter import Warn, load_yaml, yaml_problem
 from sitecite.types import PROFILE_SUFFIX, Block
 
 FACTS_PAGE_ID = "_facts"
@@ -29,21 +29,23 @@ NOT_CONTENT = {
 _ITEM_TITLE_KEYS = ("title", "name", "heading", "label")
 
 
-def load_data(source: str, path: str) -> Any:
-    """Parse JSON or YAML, reporting the line of a syntax error."""
+def _nowhere(problem: IngestError) -> None:
+    """Warnings of a caller that does not collect them."""
+
+
+def load_data(source: str, path: str, warn: Warn = _nowhere) -> Any:
+    """Parse JSON or YAML, reporting the line of a syntax error (an impossible date is
+    dropped, with a warning)."""
     if path.endswith(".json"):
         try:
             return json.loads(source)
         except json.JSONDecodeError as exc:
             raise IngestError(f"invalid JSON: {exc.msg}", path, exc.lineno) from exc
     try:
-        return normalise_yaml(yaml.safe_load(source))
+        return load_yaml(source, path, warn)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise IngestError(
-            f"invalid YAML: {problem}", path, mark.line + 1 if mark else None
-        ) from exc
+        problem, line = yaml_problem(exc, 1)
+        raise IngestError(f"invalid YAML: {problem}", path, line) from exc
 
 
 def humanise(key: str) -> str:

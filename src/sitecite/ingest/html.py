@@ -7,9 +7,11 @@ citation lands on it; the page's title is its first `<h1>`, else its `<title>`; 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
+from sitecite.ingest.kinds import CAPTION, PROSE
 from sitecite.ingest.prose import table_sentences
 from sitecite.types import Block
 
@@ -50,6 +52,9 @@ _BREAKS = {
     "h5",
     "h6",
 }
+_LEFTOVER = re.compile(r"[\s()\[\]{}<>.,:;|/·•'\"—–-]*")
+# An embedded tweet's byline ("— Name (@handle) March 3, 2020"): who posted it, not prose.
+BYLINE = re.compile(r"^[—–-]+\s*[^()\n]{0,80}\(@\w{1,30}\)\s*\w+\.? \d{1,2}, \d{4}\s*$")
 _VOID = {
     "br",
     "hr",
@@ -74,6 +79,8 @@ class ParsedHtml:
     first_h1: str = ""
     canonical: str = ""
     blocks: list[Block] = field(default_factory=list)
+    head_title: str = ""  # the <title> element's text
+    headings: int = 0  # how many headings the page has, its first h1 included
 
 
 class _PageParser(HTMLParser):
@@ -179,16 +186,23 @@ class _PageParser(HTMLParser):
 
     def _end_line(self) -> None:
         line = " ".join("".join(self._line).split())
-        if line:
+        # a line of template leftovers ("()") is no text; a repeat (an image's alt, then the
+        # same words as its caption or link) is said once
+        text = line and (any(c.isalnum() for c in line) or not _LEFTOVER.fullmatch(line))
+        if text and (not self._lines or self._lines[-1] != line):
             self._lines.append(line)
         self._line = []
 
     def _flush(self) -> None:
         self._end_line()
-        text = "\n".join(self._lines).strip()
-        if text or self._current.level:
+        lines = [line for line in self._lines if line.strip()]
+        if lines or self._current.level:
             block = self._current
-            self.blocks.append(Block(block.level, block.heading, text, block.line, block.anchor))
+            kinds = tuple(CAPTION if BYLINE.match(line) else PROSE for line in lines)
+            text = "\n".join(lines)
+            self.blocks.append(
+                Block(block.level, block.heading, text, block.line, block.anchor, kinds)
+            )
         self._lines = []
 
     def finish(self) -> None:
@@ -202,12 +216,25 @@ def parse_html(source: str) -> ParsedHtml:
     parser = _PageParser()
     parser.feed(source)
     parser.finish()
-    return ParsedHtml(parser.title, parser.first_h1, parser.canonical, parser.blocks)
+    head_title = " ".join(parser._title_text.split())
+    return ParsedHtml(
+        parser.title,
+        parser.first_h1,
+        parser.canonical,
+        parser.blocks,
+        head_title,
+        sum(1 for b in parser.blocks if b.level) + bool(parser.first_h1),
+    )
 
 
 def html_fragment_text(fragment: str) -> str:
-    """The text of an HTML fragment found inside Markdown, without tags, scripts or styles."""
+    """The text of an HTML fragment found inside Markdown, without tags, scripts, styles or
+    comments: one line per paragraph-like element (a heading inside it is a line too)."""
     parser = _PageParser()
     parser.feed(fragment)
     parser.finish()
-    return " ".join(" ".join(b.text.split()) for b in parser.blocks)
+    lines = [parser.first_h1] if parser.first_h1 else []
+    for block in parser.blocks:
+        lines += [block.heading] if block.heading else []
+        lines += [" ".join(line.split()) for line in block.text.splitlines() if line.strip()]
+    return "\n".join(lines)

@@ -7,6 +7,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import PurePosixPath
+from urllib.parse import quote
 
 from sitecite.types import Block
 
@@ -67,7 +68,8 @@ def section_url(page_address: str, slug: str) -> str:
 
 
 _EXPLICIT_ID = re.compile(r"\s*\{#([\w.:-]+)\}\s*$")
-ANCHOR_STYLES = ("github", "kramdown")
+ANCHOR_STYLES = ("auto", "github", "kramdown", "vitepress", "markdown-it-anchor", "none")
+_VITEPRESS_SPECIAL = re.compile(r"[\s~`!@#$%^&*()\-_+=\[\]{}|\\;:\"'“”‘’–—<>,.?/]+")
 
 
 def kramdown_slug(heading: str) -> str:
@@ -78,22 +80,48 @@ def kramdown_slug(heading: str) -> str:
     return text or "section"
 
 
+def vitepress_slug(heading: str) -> str:
+    """@mdit-vue's slugify (VitePress, unplugin-vue-markdown): accents and punctuation runs to
+    one '-', trimmed, and a '_' before a leading digit ("2021 in review" -> "_2021-in-review")."""
+    text = unicodedata.normalize("NFKD", heading)
+    text = re.sub(r"[\u0300-\u036f]", "", text)
+    text = re.sub(r"[\u0000-\u001f]", "", text)
+    text = _VITEPRESS_SPECIAL.sub("-", text)
+    text = re.sub(r"-{2,}", "-", text).strip("-")
+    return re.sub(r"^(\d)", r"_\1", text).lower()
+
+
+def markdown_it_anchor_slug(heading: str) -> str:
+    """markdown-it-anchor's default: trimmed, lower-case, whitespace runs to '-', then
+    percent-encoded as encodeURIComponent does."""
+    return quote(re.sub(r"\s+", "-", heading.strip().lower()), safe="-_.!~*'()")
+
+
+SLUGIFIERS = {
+    "kramdown": kramdown_slug,
+    "vitepress": vitepress_slug,
+    "markdown-it-anchor": markdown_it_anchor_slug,
+}
+
+
 def heading_anchors(blocks: Sequence[Block], first_h1: str, style: str) -> list[Block]:
     """Each heading block with the id its published page gives it.
 
     An explicit `{#id}` after a heading (Hugo, Docusaurus, kramdown) is that id and leaves the
     heading text; otherwise GitHub-style slugs (rehype-slug, Hugo, Astro, Docusaurus) need no
-    anchor of their own, and kramdown's rule (Jekyll) numbers repeats as GitHub does."""
+    anchor of their own, and another generator's rule (kramdown for Jekyll, @mdit-vue for
+    VitePress, markdown-it-anchor's default) numbers repeats as GitHub does."""
     seen = Slugger()
-    if style == "kramdown" and first_h1:
-        seen.reserve(kramdown_slug(first_h1))
+    slugify_with = SLUGIFIERS.get(style)
+    if slugify_with is not None and first_h1 and style == "kramdown":
+        seen.reserve(slugify_with(first_h1))
     out = []
     for block in blocks:
         explicit = _EXPLICIT_ID.search(block.heading) if block.level else None
         if explicit:
             heading = block.heading[: explicit.start()]
             block = replace(block, heading=heading, anchor=explicit.group(1))
-        elif block.level and style == "kramdown":
-            block = replace(block, anchor=seen.unique(kramdown_slug(block.heading)))
+        elif block.level and slugify_with is not None:
+            block = replace(block, anchor=seen.unique(slugify_with(block.heading)))
         out.append(block)
     return out

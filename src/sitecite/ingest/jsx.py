@@ -159,6 +159,5 @@ def props_prose(props: tuple[tuple[str, str], ...]) -> str:
     lead = next((v for k, v in kept if k.lower() in _LEAD_KEYS), None)
     rest = [(k, v) for k, v in kept if v != lead]
     details = ", ".join(f"{k} {v}" if k else v for k, v in rest)
-    if lead and details:
-        return f" {lead}: {details}. "
-    return f" {lead or details}. "
+    text = f"{lead}: {details}" if lead and details else lead or details
+    return f" {text} " if text.endswith((".", "!", "?")) else f" {text}. "

@@ -14,18 +14,15 @@ section.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 
-from sitecite.errors import IngestError
-from sitecite.ingest.html import html_fragment_text
+from sitecite.ingest.html import BYLINE, html_fragment_text
 from sitecite.ingest.kinds import (
     CAPTION,
     CODE,
@@ -40,39 +37,22 @@ from sitecite.ingest.kinds import (
 from sitecite.ingest.prose import table_sentences
 from sitecite.types import Block
 
-_FRONTMATTER_END = re.compile(r"^(---|\.\.\.)\s*$")
+_SEPARATOR = re.compile(r"(\s*[/|·•,;]\s*)")
 
 
-def split_frontmatter(source: str, path: str) -> tuple[dict[str, Any], str, int]:
-    """Return (frontmatter, body, number of lines the frontmatter took)."""
-    lines = source.split("\n")
-    if not lines or lines[0].strip() != "---":
-        return {}, source, 0
-    for index in range(1, len(lines)):
-        if _FRONTMATTER_END.match(lines[index]):
-            raw = "\n".join(lines[1:index])
-            try:
-                data = yaml.safe_load(raw) if raw.strip() else {}
-            except yaml.YAMLError as exc:
-                mark = getattr(exc, "problem_mark", None)
-                line = mark.line + 2 if mark is not None else 1
-                problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-                raise IngestError(f"invalid YAML frontmatter: {problem}", path, line) from exc
-            if not isinstance(data, dict):
-                raise IngestError("frontmatter must be a YAML mapping of keys to values", path, 2)
-            return normalise_yaml(data), "\n".join(lines[index + 1 :]), index + 1
-    raise IngestError("frontmatter opened with '---' is never closed", path, 1)
-
-
-def normalise_yaml(value: Any) -> Any:
-    """YAML dates become ISO strings so metadata stays JSON-serialisable."""
-    if isinstance(value, dict):
-        return {str(k): normalise_yaml(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [normalise_yaml(v) for v in value]
-    if isinstance(value, dt.datetime | dt.date):
-        return value.isoformat()
-    return value
+def without_orphans(text: str) -> str:
+    """Text without the separators struck-through entries left ("A: ~~B~~ / ~~C~~ / D" read
+    as "A:  /  / D" -> "A: D"): a separator stays only between two pieces of text."""
+    parts = _SEPARATOR.split(text)
+    out = parts[0].rstrip()
+    for separator, piece in zip(parts[1::2], parts[2::2], strict=True):
+        if not piece.strip():
+            continue
+        if not out.strip() or out.rstrip().endswith((":", "(")):
+            out = f"{out.rstrip()} {piece.strip()}".strip()
+        else:
+            out = f"{out}{separator}{piece.strip()}"
+    return out
 
 
 def make_parser(mdx: bool) -> MarkdownIt:
@@ -242,11 +222,13 @@ def _inline_text(
     out: list[str] = []
     letters = _Letters()
     struck = links = emphasis = 0
+    dropped = False
     for child in token.children or []:
         kind = child.type
         if kind in ("s_open", "s_close"):
             struck += 1 if kind == "s_open" else -1
         elif struck and not keep_struck:
+            dropped = True
             continue
         elif kind in ("link_open", "link_close"):
             links += 1 if kind == "link_open" else -1
@@ -270,6 +252,8 @@ def _inline_text(
         elif kind == "footnote_ref" and notes is not None:
             notes.append(int(child.meta["id"]))
     text = "".join(out)
+    if dropped:  # no orphan " / / /" where struck-through entries were
+        text = without_orphans(text)
     return text, letters.kind(text)
 
 
@@ -301,7 +285,7 @@ def markdown_blocks(
                 builder.add(line, CODE)
         elif kind == "html_block":
             for line in html_fragment_text(token.content).splitlines():
-                builder.add(line)
+                builder.add(line, CAPTION if BYLINE.match(line) else PROSE)
         else:
             _close(builder, token)
     builder.place_notes()

@@ -12,9 +12,11 @@ its JSX renders.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sitecite.errors import IngestError
+from sitecite.ingest.frontmatter import Warn
 from sitecite.ingest.jsx import (
     KEYED_STRING,
     Tag,
@@ -53,6 +55,7 @@ class _Scan:
     path: str
     components: dict[str, str]
     math: bool = True  # LaTeX math exists in Markdown prose, not inside a component's JSX
+    warn: Warn | None = None
 
     def line_at(self, pos: int) -> int:
         return self.text.count("\n", 0, pos) + 1
@@ -63,8 +66,14 @@ def mdx_to_markdown(source: str, path: str = "") -> str:
     return convert_mdx(source, path).markdown
 
 
-def convert_mdx(source: str, path: str = "") -> MdxDocument:
-    """MDX -> Markdown plus the exported metadata; line numbers are preserved."""
+def convert_mdx(
+    source: str,
+    path: str = "",
+    warn: Warn | None = None,
+    resolve: Callable[[str], str | None] | None = None,
+) -> MdxDocument:
+    """MDX -> Markdown plus the exported metadata; line numbers are preserved. Never raises:
+    unbalanced braces and unterminated statements are warnings (`warn`), read as text."""
     lines = source.split("\n")
     out: list[str] = []
     document = MdxDocument("")
@@ -86,8 +95,13 @@ def convert_mdx(source: str, path: str = "") -> MdxDocument:
             i += 1
             continue
         if _ESM.match(line):
-            end = _esm_end(lines, i, path)
-            _read_esm("\n".join(lines[i : end + 1]), document, components, path)
+            end = _esm_end(lines, i)
+            if end is None:
+                _warn(warn, IngestError("unterminated import/export statement", path, i + 1))
+                end = i
+            statement = "\n".join(lines[i : end + 1])
+            _read_esm(statement, document, components, path)
+            _import_partial(statement, components, resolve)
             out.extend([""] * (end - i + 1))
             i = end + 1
             continue
@@ -98,7 +112,7 @@ def convert_mdx(source: str, path: str = "") -> MdxDocument:
         ):
             j += 1
         chunk = "\n".join(lines[i:j])
-        out.append(_strip_jsx(_Scan(chunk, path, components), first_line=i + 1))
+        out.append(_strip_jsx(_Scan(chunk, path, components, warn=warn), first_line=i + 1))
         i = j
     document.markdown = "\n".join(out)
     return document
@@ -118,14 +132,26 @@ def _read_esm(statement: str, document: MdxDocument, components: dict[str, str],
     if component is None or jsx is None:
         return
     body = statement[jsx.end() - 1 : statement.rfind(">") + 1]
-    try:
-        rendered = _strip_jsx(_Scan(body, path, dict(components), math=False), first_line=1)
-    except IngestError:
-        return  # a component we cannot read renders nothing we can index
+    rendered = _strip_jsx(_Scan(body, path, dict(components), math=False), first_line=1)
     components[component.group(1)] = " ".join(rendered.split())
 
 
-def _esm_end(lines: list[str], start: int, path: str) -> int:
+_PARTIAL = re.compile(r"""^import\s+([A-Z][\w$]*)\s+from\s+["']([^"']+\.mdx?)["']""")
+
+
+def _import_partial(
+    statement: str, components: dict[str, str], resolve: Callable[[str], str | None] | None
+) -> None:
+    """`import Partial from './_partial.mdx'`: the partial's prose, where `<Partial />` is."""
+    found = _PARTIAL.match(statement)
+    if found is None or resolve is None:
+        return
+    text = resolve(found.group(2))
+    if text is not None:
+        components[found.group(1)] = " ".join(convert_mdx(text).markdown.split())
+
+
+def _esm_end(lines: list[str], start: int) -> int | None:
     """Index of the last line of an import/export statement (balanced brackets, no dangling op)."""
     depth = 0
     quote: str | None = None
@@ -154,7 +180,7 @@ def _esm_end(lines: list[str], start: int, path: str) -> int:
             return index
         if quote in ("'", '"'):
             quote = None  # plain strings never span lines
-    raise IngestError("unterminated import/export statement", path, start + 1)
+    return None
 
 
 def _strip_jsx(scan: _Scan, first_line: int) -> str:
@@ -239,7 +265,8 @@ def _expression(scan: _Scan, start: int, first_line: int, out: list[str]) -> int
     end = balanced_end(scan.text, start)
     if end is None:
         line = first_line + scan.line_at(start) - 1
-        raise IngestError("unbalanced '{' in a JSX expression", scan.path, line)
+        _warn(scan.warn, IngestError("unbalanced '{' in a JSX expression", scan.path, line))
+        return start + 1
     expression = scan.text[start:end]
     literal = string_literal(expression)
     if _HEADING_ID.fullmatch(expression) and scan.text[end:].split("\n", 1)[0].strip() == "":
@@ -250,6 +277,11 @@ def _expression(scan: _Scan, start: int, first_line: int, out: list[str]) -> int
         out.append(" ".join(literal_prose(expression[1:-1])))
     out.append(_newlines(expression))
     return end
+
+
+def _warn(warn: Warn | None, problem: IngestError) -> None:
+    if warn is not None:
+        warn(problem)
 
 
 def _newlines(text: str) -> str:

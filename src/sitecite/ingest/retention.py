@@ -22,10 +22,18 @@ MIN_WORDS = 50  # pages shorter than this never warn: a lost caption is not a lo
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?(?:^ {0,3}\1[ \t]*$|\Z)", re.M | re.S)
 _ESM = re.compile(r"^(?:import|export)\b.*?(?=\n[ \t]*\n|\Z)", re.M | re.S)
-_FRONTMATTER = re.compile(r"\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+_FRONTMATTER = re.compile(
+    r"\A(?:---[ \t]*\n.*?\n(?:---|\.\.\.)|\+\+\+[ \t]*\n.*?\n\+\+\+)[ \t]*(?:\n|\Z)", re.S
+)
+# Generator syntax is not prose: Liquid comments and tags, template expressions, shortcodes,
+# kramdown attribute lists.
+_TEMPLATE = re.compile(
+    r"\{%-?\s*comment\s*-?%\}.*?\{%-?\s*endcomment\s*-?%\}|\{%.*?%\}|\{\{.*?\}\}|\{:[^}\n]*\}",
+    re.S,
+)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _CODE_ELEMENTS = re.compile(
-    r"<(script|style|pre|code|svg|math|template|noscript|nav|footer|head)\b[^>]*>.*?</\1\s*>",
+    r"<(script|style|pre|code|svg|math|noscript|nav|footer|head)\b[^>]*>.*?</\1\s*>",
     re.S | re.I,
 )
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>|<>|</>", re.S)
@@ -78,8 +86,13 @@ def _blank(match: re.Match[str]) -> str:
 
 
 def reference_text(source: str, markup: str) -> str:
-    """The prose of a source file by plain stripping; `markup` is "markdown", "mdx" or "html"."""
-    text = source if markup == "html" else _FRONTMATTER.sub(_blank, source)
+    """The prose of a source file by plain stripping; `markup` is "markdown", "mdx", "html",
+    "astro" or "vue" (the last two read as HTML, their code left out)."""
+    text = _FRONTMATTER.sub(_blank, source)
+    if markup in ("astro", "vue"):
+        text = _strip_expressions(text)
+        markup = "html"
+    text = _TEMPLATE.sub(_blank, text) if markup != "mdx" else text
     text = _COMMENT.sub(_blank, text)
     if markup != "html":
         text = _FENCE.sub(_blank, text)

@@ -1,37 +1,109 @@
-"""Citation URLs that land: a page id becomes the path the published site serves it at.
+"""Citation URLs that land: a page becomes the path the published site serves it at.
 
-In order, first match wins: the page's own front matter (`canonical`, `permalink`, `slug`),
-the owner's rules (`index.routes`, `--route`: `"REGEX => TEMPLATE"` on the page id, named
-groups as `{name}`), the presets detected from the folder's layout, and the default route
-(`index.route`, the page id itself). A template placeholder may take filters:
-`{path|nogroups}` drops Next.js route groups such as `(blog)`, `{path|nonumbers}` drops
-Docusaurus number prefixes such as `01-`.
+In order, first match wins: the page's own front matter (`canonical`, `permalink`, and the keys
+its generator reads, such as Hugo's `url`), the owner's rules (`index.routes`, `--route`:
+`"REGEX => TEMPLATE"`), the presets detected from the folder's layout (`ingest.presets`), and
+the default route (`index.route`, the page id itself). A rule's regex is tried, whole, on the
+page id (`notes/dark-mode`), then on the file's path without its extension
+(`notes/dark-mode/index`), then with it (`notes/dark-mode/index.md`). A template fills in the
+regex's named groups, `{page_id}`, and the page's own fields: `{page.year}`, `{page.month}`,
+`{page.day}` (its front-matter date, else a `YYYY-MM-DD-` file-name prefix), `{page.slug}`
+(front-matter `slug`, else the last path segment), `{page.title}`, `{page.categories}`. A
+placeholder may take filters: `{path|nogroups}` drops Next.js route groups such as `(blog)`,
+`{path|nonumbers}` Docusaurus number prefixes such as `01-`, `{path|nodate}` a date prefix,
+`{path|lower}` capitals, `{page.title|slug}` makes a slug. Empty placeholders leave no `//`.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+import zoneinfo
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import PurePosixPath
 from typing import Any
 
 from sitecite.errors import ConfigError
 
 ARROW = "=>"
+NO_PRESET = "warning: no route preset matched"
 CANONICAL_KEYS = ("canonical", "canonicalUrl", "canonical_url")
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)((?:\|\w+)*)\}")
+PAGE_FIELDS = ("year", "month", "day", "slug", "title", "categories")
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)?)((?:\|\w+)*)\}")
+_FILE_DATE = re.compile(r"(?:^|/)(\d{4})-(\d\d)-(\d\d)[-_]")
+
+
+def _slug(text: str) -> str:
+    words = re.sub(r"[^\w\s-]", "", text.lower(), flags=re.UNICODE)
+    return re.sub(r"[\s_-]+", "-", words).strip("-")
+
+
 FILTERS: dict[str, Callable[[str], str]] = {
     "nogroups": lambda path: re.sub(r"(?:^|(?<=/))\([^/]*\)(?:/|$)", "", path).rstrip("/"),
     "nonumbers": lambda path: re.sub(r"(?:^|(?<=/))\d+[-_.]", "", path),
     "nodate": lambda path: re.sub(r"(?:^|(?<=/))\d{4}-\d{2}-\d{2}-", "", path),
     "lower": str.lower,
+    "slug": _slug,
 }
+
+
+def page_fields(page_id: str, front: Mapping[str, Any], timezone: str = "UTC") -> dict[str, str]:
+    """The page's own template fields. A date with a UTC offset is read in `timezone` (the
+    generator's); one without is taken as written, as Jekyll and Astro's YAML reader do."""
+    fields = {name: "" for name in PAGE_FIELDS}
+    day = _date(front.get("date"), timezone)
+    if day is None:
+        found = _FILE_DATE.search(page_id)
+        day = dt.date(*map(int, found.groups())) if found and _valid(found.groups()) else None
+    if day is not None:
+        fields.update(year=f"{day.year:04d}", month=f"{day.month:02d}", day=f"{day.day:02d}")
+    last = page_id.rstrip("/").rsplit("/", 1)[-1]
+    slug = front.get("slug")
+    fields["slug"] = (
+        slug.strip("/") if isinstance(slug, str) and slug.strip("/") else (FILTERS["nodate"](last))
+    )
+    title = front.get("title")
+    fields["title"] = title if isinstance(title, str) else ""
+    categories = front.get("categories", front.get("category"))
+    if isinstance(categories, str):
+        categories = categories.split()
+    if isinstance(categories, list):
+        fields["categories"] = "/".join(str(c).lower() for c in categories if str(c).strip())
+    return fields
+
+
+def _valid(parts: Sequence[str]) -> bool:
+    try:
+        dt.date(*map(int, parts))
+    except ValueError:
+        return False
+    return True
+
+
+def _date(value: Any, timezone: str) -> dt.date | None:
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip().replace(" ", "T", 1)
+    text = re.sub(r"\s+", "", text).replace("Z", "+00:00")
+    try:
+        moment = dt.datetime.fromisoformat(text)
+    except ValueError:
+        try:
+            return dt.date.fromisoformat(text[:10])
+        except ValueError:
+            return None
+    if moment.tzinfo is not None:
+        try:
+            moment = moment.astimezone(zoneinfo.ZoneInfo(timezone))
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            moment = moment.astimezone(dt.UTC)
+    return moment.date()
 
 
 @dataclass(frozen=True)
 class Rule:
-    """`REGEX => TEMPLATE`, matched against the whole page id."""
+    """`REGEX => TEMPLATE`, matched against the whole page id (or the file's path)."""
 
     pattern: re.Pattern[str]
     template: str
@@ -49,12 +121,12 @@ class Rule:
         except re.error as exc:
             problem = f"bad route rule '{text}': the regex does not compile ({exc})"
             raise ConfigError(problem) from exc
-        known = set(pattern.groupindex) | {"page_id"}
+        known = set(pattern.groupindex) | {"page_id"} | {f"page.{f}" for f in PAGE_FIELDS}
         for name, filters in _PLACEHOLDER.findall(template):
             if name not in known:
                 raise ConfigError(
                     f"bad route rule '{text}': {{{name}}} is not a named group of the regex "
-                    f"(named groups: {', '.join(sorted(known))})"
+                    f"or a page field (known: {', '.join(sorted(known))})"
                 )
             for unknown in set(filters.split("|")[1:]) - set(FILTERS):
                 raise ConfigError(
@@ -63,19 +135,35 @@ class Rule:
                 )
         return cls(pattern, template)
 
-    def apply(self, page_id: str) -> str | None:
-        match = self.pattern.fullmatch(page_id)
+    def match(self, page_id: str, source: str = "") -> re.Match[str] | None:
+        """The regex's match on the page id, else on the file's path without, then with, its
+        extension."""
+        candidates = [page_id]
+        if source:
+            candidates += [str(PurePosixPath(source).with_suffix("")), source]
+        for candidate in candidates:
+            found = self.pattern.fullmatch(candidate)
+            if found is not None:
+                return found
+        return None
+
+    def apply(
+        self, page_id: str, fields: Mapping[str, str] | None = None, source: str = ""
+    ) -> str | None:
+        match = self.match(page_id, source)
         if match is None:
             return None
-        values = {k: v or "" for k, v in match.groupdict().items()} | {"page_id": page_id}
+        values = {f"page.{k}": v for k, v in (fields or {}).items()}
+        values |= {k: v or "" for k, v in match.groupdict().items()} | {"page_id": page_id}
 
         def fill(placeholder: re.Match[str]) -> str:
-            value = values[placeholder.group(1)]
+            value = values.get(placeholder.group(1), "")
             for name in placeholder.group(2).split("|")[1:]:
                 value = FILTERS[name](value)
             return value
 
-        return _PLACEHOLDER.sub(fill, self.template)
+        filled = _PLACEHOLDER.sub(fill, self.template)
+        return re.sub(r"(?<!:)/{2,}", "/", filled)
 
     def __str__(self) -> str:
         return f"{self.pattern.pattern} {ARROW} {self.template}"
@@ -83,102 +171,27 @@ class Rule:
 
 @dataclass(frozen=True)
 class Preset:
-    """Rules for a site generator's convention, and why it was detected."""
+    """A site generator's convention: its rules, and what the detection saw.
+
+    `slug` says how a front-matter slug applies: "segment" replaces the last path segment
+    (Hugo, Docusaurus docs), "path" is the whole path (Gatsby themes, Astro collections).
+    `path_keys` are front-matter keys that hold the page's whole path (Jekyll `permalink`,
+    Hugo `url`). `anchors` is the generator's heading-id rule (ingest/ids.py)."""
 
     name: str
     evidence: str
     rules: tuple[Rule, ...]
     anchors: str = "github"
+    timezone: str = "UTC"
+    slug: str = "segment"
+    path_keys: tuple[str, ...] = ("permalink",)
+    base_url: str = ""
+    slug_root: str = ""  # the URL an absolute slug is under (Docusaurus docs: /docs)
+    folder: str = ""  # where the generator's site is ("" the root, or a subfolder: website)
 
     def describe(self) -> str:
         rules = "; ".join(str(rule) for rule in self.rules)
         return f"{self.name} ({self.evidence}): {rules}"
-
-
-@dataclass(frozen=True)
-class _Convention:
-    """A generator's layout: files that show it (and any that must sit beside them)."""
-
-    name: str
-    shown_by: tuple[str, ...]
-    what: str
-    rules: tuple[str, ...]
-    requires: tuple[str, ...] = ()
-    anchors: str = "github"
-
-
-CONVENTIONS = (
-    _Convention(
-        "nextjs-app",
-        ("app/page.md*", "app/**/page.md*"),
-        "a Next.js app-router page",
-        ("app => /", "app/(?P<path>.+) => /{path|nogroups}"),
-    ),
-    _Convention(
-        "tailwind-nextjs-starter-blog",
-        ("data/blog/*.md*", "data/blog/**/*.md*"),
-        "a post of the Tailwind Next.js starter blog",
-        ("data/blog/(?P<slug>.+) => /blog/{slug|nodate}", "data/authors/default => /about"),
-    ),
-    _Convention(
-        "hugo",
-        ("content/*.md", "content/**/*.md"),
-        "Hugo content",
-        ("content(?:/_index)? => /", "content/(?P<path>.+?)(?:/_index)? => /{path}/"),
-        requires=("hugo.toml", "hugo.yaml", "hugo.json", "config.toml", "archetypes"),
-    ),
-    _Convention(
-        "jekyll",
-        ("_posts/*.md*", "_posts/**/*.md*"),
-        "a Jekyll post",
-        (
-            r"(?:.*/)?_posts/(?:.*/)?(?P<y>\d{4})-(?P<m>\d\d)-(?P<d>\d\d)-(?P<title>[^/]+)"
-            " => /{y}/{m}/{d}/{title}.html",
-        ),
-        anchors="kramdown",
-    ),
-    _Convention(
-        "astro",
-        ("src/content/**/*.md*", "src/pages/**/*.md*"),
-        "Astro content",
-        (
-            "src/content/(?P<path>.+) => /{path}",
-            "src/pages => /",
-            "src/pages/(?P<path>.+) => /{path}",
-        ),
-    ),
-    _Convention(
-        "docusaurus",
-        ("docusaurus.config.*", "sidebars.js", "sidebars.ts"),
-        "Docusaurus configuration",
-        (
-            "docs/(?P<path>.+) => /docs/{path|nonumbers}",
-            r"blog/(?P<y>\d{4})-(?P<m>\d\d)-(?P<d>\d\d)-(?P<slug>[^/]+)"
-            " => /blog/{y}/{m}/{d}/{slug}",
-        ),
-    ),
-)
-
-
-def _has(root: Path, patterns: tuple[str, ...]) -> str:
-    """The first file (relative path) matching any glob pattern, or ""."""
-    for pattern in patterns:
-        for found in sorted(root.glob(pattern)):
-            if "node_modules" not in found.parts:
-                return found.relative_to(root).as_posix()
-    return ""
-
-
-def detect_presets(root: Path) -> list[Preset]:
-    """Every convention the folder's layout shows, each with the file that showed it."""
-    found = []
-    for convention in CONVENTIONS:
-        evidence = _has(root, convention.shown_by)
-        if evidence and (not convention.requires or _has(root, convention.requires)):
-            rules = tuple(Rule.parse(rule) for rule in convention.rules)
-            what = f"{evidence} is {convention.what}"
-            found.append(Preset(convention.name, what, rules, convention.anchors))
-    return found
 
 
 @dataclass
@@ -189,48 +202,113 @@ class Router:
     rules: Sequence[Rule] = ()
     presets: Sequence[Preset] = ()
     default: Rule = field(default_factory=lambda: Rule.parse("{page_id}"))
-
-    @classmethod
-    def from_settings(
-        cls, base_url: str, routes: Sequence[str], route: str, root: Path | None, presets: bool
-    ) -> Router:
-        detected = detect_presets(root) if presets and root is not None else []
-        return cls(base_url, [Rule.parse(r) for r in routes], detected, Rule.parse(route))
+    anchors: str = "auto"  # `index.anchors`: "auto" takes the preset's rule
+    searched: bool = False  # presets were looked for (a source folder, presets on)
 
     @property
     def anchor_style(self) -> str:
+        if self.anchors != "auto":
+            return self.anchors
         return next((p.anchors for p in self.presets if p.anchors != "github"), "github")
 
-    def path(self, page_id: str) -> str:
-        """The routed path of a page id, by the first rule that matches."""
-        for rule in [*self.rules, *(r for p in self.presets for r in p.rules)]:
-            routed = rule.apply(page_id)
+    def _route(
+        self, page_id: str, front: Mapping[str, Any], source: str
+    ) -> tuple[str, Preset | None]:
+        """The routed path of a page, and the preset whose rule routed it."""
+        fields = page_fields(page_id, front)
+        for rule in self.rules:
+            routed = rule.apply(page_id, fields, source)
             if routed is not None:
-                return routed
-        return self.default.apply(page_id) or page_id
+                return routed, None
+        for preset in self.presets:
+            zoned = page_fields(page_id, front, preset.timezone)
+            for rule in preset.rules:
+                routed = rule.apply(page_id, zoned, source)
+                if routed is not None:
+                    return routed, preset
+        return self.default.apply(page_id, fields, source) or page_id, None
 
-    def url(self, page_id: str, front: Mapping[str, Any] | None = None) -> str:
-        """Front matter `canonical`, `permalink` or `slug` first, then the rules."""
+    def path(self, page_id: str, front: Mapping[str, Any] | None = None, source: str = "") -> str:
+        """The routed path of a page id, by the first rule that matches."""
+        return self._route(page_id, front or {}, source)[0]
+
+    def preset_for(self, page_id: str, source: str = "") -> Preset | None:
+        """The preset one of whose rules routes the page (None: an owner's rule or none)."""
+        return self._route(page_id, {}, source)[1]
+
+    def url(self, page_id: str, front: Mapping[str, Any] | None = None, source: str = "") -> str:
+        """Front matter (`canonical`, `permalink`, the generator's path keys, `slug`) first,
+        then the rules."""
         front = front or {}
         canonical = _text(next((front[k] for k in CANONICAL_KEYS if front.get(k)), ""))
         if canonical.startswith(("http://", "https://")):
             return canonical
-        path = canonical or _text(front.get("permalink"))
-        if not path or ":" in path:  # Jekyll permalink patterns (`/:year/:title`) are not paths
-            path = self.path(page_id)
-            slug = _text(front.get("slug"))
-            if slug.startswith("/"):
-                path = slug
-            elif slug:
-                head, _, last = path.rstrip("/").rpartition("/")
-                path = f"{head}/{slug}" + ("/" if path.endswith("/") and last else "")
+        path, preset = self._route(page_id, front, source)
+        keys = preset.path_keys if preset else ("permalink",)
+        given = canonical or next((_text(front.get(k)) for k in keys if _text(front.get(k))), "")
+        if given and ":" in given:  # a Jekyll-style pattern (`/:year/:title/`)
+            given = expand_permalink(given, page_id, front, preset)
+        if given.startswith("/") and "{" not in given:
+            return join_url(self.base_url, given)
+        slug = _text(front.get("slug"))
+        if slug and preset is not None and preset.slug == "path":
+            path = f"{preset.slug_root}/{slug.strip('/')}/"
+        elif slug.startswith("/"):
+            path = (preset.slug_root if preset else "") + slug
+        elif slug:
+            head, _, last = path.rstrip("/").rpartition("/")
+            path = f"{head}/{slug}" + ("/" if path.endswith("/") and last else "")
         return join_url(self.base_url, path)
 
     def describe(self) -> list[str]:
         """One line per source of rules, for `sitecite index` to print."""
         lines = [f"route rule: {rule}" for rule in self.rules]
         lines += [f"route preset {preset.describe()}" for preset in self.presets]
+        if self.searched and not self.presets:
+            lines.append(
+                f"{NO_PRESET}: no generator's layout was recognised, so URLs are the page ids "
+                "(docs/ingestion.md says which layouts are; --route rules set others)"
+            )
+        if self.base_url:
+            lines.append(f"base URL: {self.base_url}")
         return lines
+
+
+JEKYLL_STYLES = {
+    "date": "/:categories/:year/:month/:day/:title:output_ext",
+    "pretty": "/:categories/:year/:month/:day/:title/",
+    "ordinal": "/:categories/:year/:y_day/:title:output_ext",
+    "none": "/:categories/:title:output_ext",
+}
+_JEKYLL_TOKEN = re.compile(r":([a-z_]+)")
+
+
+def expand_permalink(
+    pattern: str, page_id: str, front: Mapping[str, Any], preset: Preset | None
+) -> str:
+    """A Jekyll permalink pattern (`/:year/:month/:day/:title/`, or a named style) filled in
+    for one page; unknown tokens are left out."""
+    pattern = JEKYLL_STYLES.get(pattern, pattern)
+    fields = page_fields(page_id, front, preset.timezone if preset else "UTC")
+    last = page_id.rsplit("/", 1)[-1]
+    title = FILTERS["nodate"](last)
+    values = {
+        "year": fields["year"],
+        "month": fields["month"],
+        "day": fields["day"],
+        "i_month": fields["month"].lstrip("0"),
+        "i_day": fields["day"].lstrip("0"),
+        "short_year": fields["year"][2:],
+        "title": _text(front.get("slug")) or title,
+        "slug": _text(front.get("slug")) or _slug(title),
+        "categories": fields["categories"],
+        "basename": last,
+        "path": page_id,
+        "output_ext": ".html",
+        "collection": page_id.split("/", 1)[0].lstrip("_"),
+    }
+    filled = _JEKYLL_TOKEN.sub(lambda m: values.get(m.group(1), ""), pattern)
+    return re.sub(r"/{2,}", "/", filled)
 
 
 def _text(value: Any) -> str:

@@ -9,6 +9,7 @@ is light (lxml). It is an optional dependency: the `web` extra.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urljoin
@@ -56,14 +57,31 @@ def webpage(page_html: str, source: str, pid: str, url: str) -> Page:
     whole = parse_html(page_html)
     content = parse_html(main_content(page_html))
     title = content.first_h1 or whole.first_h1 or whole.title
-    metadata = {"first_h1": content.first_h1} if content.first_h1 else {}
+    # a rendered page's headings have the ids its HTML gives them, or none
+    metadata: dict[str, object] = {"head_title": whole.head_title, "heading_ids": "explicit"}
+    if content.first_h1:
+        metadata["first_h1"] = content.first_h1
     address = urljoin(url, whole.canonical) if whole.canonical else url
     return Page(pid, source, title, address, tuple(content.blocks), "page", metadata)
 
 
+_GENERATED = ("_next", "_astro", "_nuxt", "_gatsby", "page-data", "_app")
+
+
 def is_built_site(root: Path, files: list[Path]) -> bool:
-    """A generator's output folder: named like one, or HTML with an index.html and no Markdown."""
+    """A generator's output folder: named like one, or HTML with an index.html and no Markdown
+    that says a generator made it (its `<meta name="generator">`, a framework's asset folder).
+    A hand-written HTML site is a source folder: its pages are read whole."""
     if root.name in BUILT_SITE_DIRS and any(f.suffix in (".html", ".htm") for f in files):
         return True
     markdown = any(f.suffix in (".md", ".mdx", ".markdown") for f in files)
-    return (root / "index.html").is_file() and not markdown
+    index = root / "index.html"
+    if markdown or not index.is_file():
+        return False
+    if any((root / name).is_dir() for name in _GENERATED):
+        return True
+    try:
+        head = index.read_text(encoding="utf-8", errors="replace")[:20000]
+    except OSError:
+        return False
+    return bool(re.search(r"<meta[^>]+name=[\"']generator[\"']", head, re.I))

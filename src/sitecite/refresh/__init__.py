@@ -40,6 +40,7 @@ class IndexRun:
     routes: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     crawl: dict[str, Any] = field(default_factory=dict)
+    unrouted: list[str] = field(default_factory=list)  # pages no preset's rule routed
 
     @property
     def words(self) -> tuple[int, int]:
@@ -58,6 +59,7 @@ class IndexRun:
             "warnings": [str(w) for w in self.warnings],
             "routes": self.routes,
             "skipped": self.skipped,
+            "unrouted": self.unrouted,
             "words_read": read,
             "words_kept": kept,
             "files": [f.to_json() for f in self.files],
@@ -70,6 +72,7 @@ class IndexRun:
         words = f", {kept / read:.1%} of {read:,} prose words kept" if read else ""
         warned = f", {len(self.warnings)} warning(s)" if self.warnings else ""
         skipped = f", {len(self.problems)} file(s) skipped" if self.problems else ""
+        skipped += f", {len(self.skipped)} left out (not published)" if self.skipped else ""
         fetched = ""
         if self.crawl:
             fetched = (
@@ -121,6 +124,7 @@ def _index_folder(
         options.route,
         routes=options.routes,
         presets=options.presets,
+        anchors=options.anchors,
         progress=progress,
     )
     build = write_index(
@@ -151,6 +155,7 @@ def _index_folder(
         ingested.problems,
         ingested.router.describe(),
         ingested.skipped,
+        unrouted=ingested.unrouted,
     )
 
 

@@ -14,8 +14,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from sitecite.errors import InputError, SiteciteError
-from sitecite.pipeline import validate_question
+from sitecite.errors import SiteciteError
+from sitecite.intake import NOT_TEXT, QuestionError, take_question
 from sitecite.serve.errors import ApiError, from_library
 from sitecite.serve.how import public_embedder
 from sitecite.serve.service import ServerState
@@ -42,7 +42,7 @@ async def ask(request: Request) -> Response:
     except SiteciteError as error:  # e.g. an LLM provider down: the caller is not at fault
         raise from_library(error) from error
     answer_id, body = state.owner.issue(served.body)
-    state.owner.record(request, answer_id, question, served, started)
+    state.owner.record(request, answer_id, question, served.body, served.cache, started)
     return Response(
         body,
         media_type="application/json",
@@ -186,17 +186,14 @@ def read_json_object(body: bytes, content_type: str | None, shape: str) -> dict[
 
 
 def clean_question(question: object, max_chars: int, field: str = "question") -> str:
-    if not isinstance(question, str):
-        raise ApiError(
-            422, "question_not_string", f"{field} must be a string, not {_json_type(question)}"
-        )
     try:
-        cleaned = validate_question(question, max_chars)
-    except InputError as error:
-        code = "empty_question" if not question.split() else "question_too_long"
-        raise ApiError(
-            422, code, f"{field}: {error}" if field != "question" else str(error)
-        ) from error
+        cleaned = take_question(question, max_chars)
+    except QuestionError as error:
+        if error.code == NOT_TEXT:
+            message = f"{field} must be a string, not {_json_type(question)}"
+        else:
+            message = f"{field}: {error}" if field != "question" else str(error)
+        raise ApiError(422, error.code, message) from error
     try:
         cleaned.encode("utf-8")
     except UnicodeEncodeError as error:

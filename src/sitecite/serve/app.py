@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from html import escape
 from importlib import resources
 from pathlib import Path
 
@@ -27,19 +26,19 @@ from starlette.staticfiles import StaticFiles
 
 from sitecite.config import Settings
 from sitecite.errors import ConfigError
+from sitecite.owner.digest import DigestNotifier, follow_digests
 from sitecite.pipeline import Engine, answer
 from sitecite.serve import api
 from sitecite.serve.cors import CorsMiddleware
 from sitecite.serve.errors import EXCEPTION_HANDLERS, ApiError
 from sitecite.serve.feedback import feedback
 from sitecite.serve.how import how_page
-from sitecite.serve.lab import LabPage
+from sitecite.serve.lab import NO_QUESTIONS, LabPage, lab_document
 from sitecite.serve.limits import ClientAddress
 from sitecite.serve.live import LiveEngine
-from sitecite.serve.notify import DigestNotifier, follow_digests
 from sitecite.serve.openapi import openapi_schema
 from sitecite.serve.owner import OwnerLoop
-from sitecite.serve.pages import PAGE_HEADERS, home_page, site_page
+from sitecite.serve.pages import PAGE_HEADERS, home_page, site_name, site_page
 from sitecite.serve.service import AnswerService, ServerState
 from sitecite.serve.shared import shared_state
 
@@ -145,14 +144,16 @@ def _routes(state: ServerState) -> list[BaseRoute]:
         return html(home_page(state.service.live.current.engine.index, origin))
 
     async def how(_: Request) -> Response:
-        return html(how_page(state.service.live.current.engine))
+        return html(how_page(state.service.live.current.engine, state.index_dir))
 
     lab_page = LabPage(state.index_dir)
 
     async def lab(request: Request) -> Response:
         await api.check_rate_limit(request, state, "lab")
-        page, cached = await lab_page.page(state.service.live.current.key)
-        page = await _with_visitors(state, page, lab_page)
+        generation = state.service.live.current
+        part, cached = await lab_page.page(generation.key)
+        name = site_name(generation.engine.index)
+        page = lab_document(part, await _visitors(state), name)
         headers = {**PAGE_HEADERS, "X-Sitecite-Cache": "hit" if cached else "miss"}
         return HTMLResponse(page, headers=headers)
 
@@ -187,24 +188,18 @@ def _routes(state: ServerState) -> list[BaseRoute]:
     ]
 
 
-async def _with_visitors(state: ServerState, page: str, lab: LabPage) -> str:
-    """The lab page with its section on visitors; without an evaluation run, a page of that
-    section alone (the placeholder's advice as its note). Unchanged without a question log."""
-    from sitecite.eval.gaps_html import insert_section, traffic_page, traffic_section
+async def _visitors(state: ServerState) -> str:
+    """The lab's section on visitors' questions: "" without a question log (or when it cannot
+    be read: the log says why), a short note until the first question is logged."""
+    from sitecite.owner.gaps_html import traffic_section
 
     try:
         report = await state.owner.traffic(state.service.live.current.engine)
     except Exception as error:  # a broken log must not take the page down
         log.error("reading the question log for the lab failed: %s", error, exc_info=error)
-        return page
+        return ""
     if report is None:
-        return page
-    budget = state.owner.budget.state()
-    if lab.has_run:
-        return insert_section(page, traffic_section(report, budget))
-    note = escape(lab.problem) or (
-        "No evaluation run yet. Run one, and its results appear here too: "
-        "<code>sitecite eval examples/questions.json --index DIR</code>"
-    )
-    widget = '<script src="/widget.js" data-endpoint="/api/ask" data-button="false" defer></script>'
-    return traffic_page(report, budget, note).replace("</body>", widget + "</body>")
+        return ""
+    if not report.asked:
+        return NO_QUESTIONS
+    return traffic_section(report, state.owner.budget.state())

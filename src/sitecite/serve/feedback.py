@@ -11,21 +11,16 @@ for the question log; 404 when the answer id is unknown or the server keeps no l
 
 from __future__ import annotations
 
-import re
-from datetime import UTC, datetime
-
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from sitecite.asklog import RATINGS, REASONS, Feedback, redact
+from sitecite.errors import FeedbackError
+from sitecite.owner.feedback import parse_feedback
 from sitecite.serve.api import check_rate_limit, read_body, read_json_object
 from sitecite.serve.errors import ApiError
 from sitecite.serve.service import ServerState
 
-FIELDS = ("id", "rating", "reason", "text")
-MAX_TEXT = 500
 SHAPE = '{"id": "...", "rating": "up" | "down"}'
-_ANSWER_ID = re.compile(r"[0-7][0-9a-f]{15}")
 
 
 async def feedback(request: Request) -> Response:
@@ -33,7 +28,11 @@ async def feedback(request: Request) -> Response:
     state.owner.origins.check(request)
     limit_headers = await check_rate_limit(request, state, "feedback")
     body = await read_body(request, state.settings.serve.max_body_bytes)
-    given = parse_feedback(read_json_object(body, request.headers.get("content-type"), SHAPE))
+    data = read_json_object(body, request.headers.get("content-type"), SHAPE)
+    try:
+        given = parse_feedback(data)
+    except FeedbackError as error:
+        raise ApiError(422, error.code, str(error)) from error
     if state.owner.log is None:
         raise ApiError(
             404,
@@ -48,41 +47,4 @@ async def feedback(request: Request) -> Response:
         {"id": given.answer_id, "rating": given.rating, "reason": given.reason, "recorded": True},
         status_code=202,
         headers={"Cache-Control": "no-store", **limit_headers},
-    )
-
-
-def parse_feedback(data: dict[str, object]) -> Feedback:
-    """The feedback in a request body, or a 422 naming the field that is wrong."""
-    unknown = sorted(set(data) - set(FIELDS))
-    if unknown:
-        names = ", ".join(repr(k[:40]) for k in unknown[:5])
-        raise ApiError(
-            422, "unknown_field", f"unknown field(s): {names}; the body takes {', '.join(FIELDS)}"
-        )
-    answer_id = data.get("id")
-    if not isinstance(answer_id, str) or not _ANSWER_ID.fullmatch(answer_id):
-        raise ApiError(422, "invalid_id", "id must be the 'id' of an answer from /api/ask")
-    rating = data.get("rating")
-    if rating not in RATINGS:
-        raise ApiError(422, "invalid_rating", f'rating must be "up" or "down", not {rating!r:.40}')
-    reason = data.get("reason", "")
-    if reason not in ("", *REASONS):
-        raise ApiError(
-            422, "invalid_reason", f"reason must be one of {', '.join(REASONS)}, not {reason!r:.40}"
-        )
-    text = data.get("text", "")
-    if not isinstance(text, str):
-        raise ApiError(422, "invalid_text", "text must be a string")
-    if len(text) > MAX_TEXT:
-        raise ApiError(
-            422, "text_too_long", f"text is {len(text)} characters long; the limit is {MAX_TEXT}"
-        )
-    if rating == "up" and (reason or text.strip()):
-        raise ApiError(422, "reason_without_down", "a reason or text goes with a thumbs down")
-    return Feedback(
-        answer_id,
-        str(rating),
-        datetime.now(UTC),
-        str(reason),
-        redact(" ".join(text.split())),
     )

@@ -1,87 +1,27 @@
-"""The "how it works" page: the pipeline as an inline SVG diagram, and the settings in force.
+"""The "how it works" page: the pipeline as an inline SVG diagram, told with this site's own
+figures (its pages and sections, the calibrated gate, the latest evaluation run).
 
-Settings are shown as they are, except secrets: API keys, tokens and passwords are replaced by
-whether they are set, and credentials inside URLs are removed.
+It is a public page, so it shows no configuration: the owner prints the settings in force with
+`sitecite serve --print-settings` (sitecite.serve.public_settings).
 """
 
 from __future__ import annotations
 
-import re
+import logging
 from html import escape
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from sitecite.config import Settings
 from sitecite.pipeline import Engine
-from sitecite.serve.pages import layout, site_name
+from sitecite.serve.pages import layout, page_title, site_figures, site_name, site_pages
 
-_SECRET_KEY = re.compile(
-    r"(api_?key|token|secret|password|passwd|authori[sz]ation|credential)$", re.I
-)
-_SECRET_PARAM = re.compile(r"(key|token|secret|password|passwd|signature|sig|auth)", re.I)
-REDACTED = "(set, hidden)"
-
-
-def redact(value: Any, key: str = "") -> Any:
-    """A copy of a settings value that is safe to publish."""
-    if _SECRET_KEY.search(key):
-        return REDACTED if value else "(not set)"
-    if isinstance(value, dict):
-        return {name: redact(item, name) for name, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [redact(item, key) for item in value]
-    if isinstance(value, str) and "://" in value:
-        return _redact_url(value)
-    return value
+log = logging.getLogger("sitecite.serve")
 
 
 def public_embedder(embedder_id: str) -> str:
     """The embedder's id as a page may show it: a local model directory by its name only."""
     local = "://" not in embedder_id and Path(embedder_id).expanduser().exists()
     return Path(embedder_id).name if local else embedder_id
-
-
-def _redact_url(url: str) -> str:
-    try:
-        parts = urlsplit(url)
-        netloc = parts.netloc.rsplit("@", 1)[-1]
-        query = urlencode(
-            [
-                (name, "REDACTED" if _SECRET_PARAM.search(name) else item)
-                for name, item in parse_qsl(parts.query, keep_blank_values=True)
-            ]
-        )
-        return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
-    except ValueError:
-        return "(unparseable URL, hidden)"
-
-
-def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
-    rows: list[tuple[str, Any]] = []
-    for name, value in data.items():
-        if isinstance(value, dict) and value and not _SECRET_KEY.search(name):
-            rows += _flatten(value, f"{prefix}{name}.")
-        else:
-            rows.append((f"{prefix}{name}", value))
-    return rows
-
-
-def _show(value: Any) -> str:
-    if value is None:
-        return "(default)"
-    if isinstance(value, list):
-        return ", ".join(str(item) for item in value) or "(none)"
-    return str(value) if value != "" else "(not set)"
-
-
-def settings_table(settings: Settings) -> str:
-    rows = _flatten(redact(settings.model_dump()))
-    body = "".join(
-        f'<tr><th scope="row"><code>{escape(name)}</code></th><td>{escape(_show(value))}</td></tr>'
-        for name, value in rows
-    )
-    return f'<table class="settings"><caption>Settings in force</caption>{body}</table>'
 
 
 def _box(x: int, y: int, width: int, title: str, detail: str, kind: str = "step") -> str:
@@ -111,8 +51,8 @@ def _centre(column: int) -> int:
 
 
 def pipeline_svg(engine: Engine) -> str:
-    """Two rows: how the index is built, and how a question becomes an answer or a refusal."""
-    settings = engine.settings
+    """Two rows: how the index is built, and how a question becomes an answer, a pointer to the
+    closest sections, or a refusal."""
     build = [
         ("content", "Markdown, HTML, data", "data"),
         ("ingest", "pages, tables to prose", "step"),
@@ -122,9 +62,9 @@ def pipeline_svg(engine: Engine) -> str:
     ]
     answer = [
         ("question", "from the widget", "data"),
-        ("retrieve", f"dense + BM25, top {settings.k}", "step"),
+        ("retrieve", "meaning + words", "step"),
         ("gate", f"cosine ≥ {engine.threshold:.3f}", "step"),
-        ("generate", settings.generator, "step"),
+        ("generate", _writer(engine)[0], "step"),
         ("verify", "citations, numbers", "step"),
     ]
     middle = BOX_HEIGHT // 2
@@ -147,6 +87,7 @@ def pipeline_svg(engine: Engine) -> str:
     )
     for column, title, detail, kind in (
         (2, "refusal", "“the site doesn't say”", "refuse"),
+        (3, "closest sections", "no sure answer", "step"),
         (4, "answer", "every claim cited", "data"),
     ):
         parts.append(_box(_x(column), OUTCOME_Y, BOX_WIDTH, title, detail, kind))
@@ -157,7 +98,7 @@ def pipeline_svg(engine: Engine) -> str:
         f'<text x="20" y="{BUILD_Y - 12}" class="row">Indexing (sitecite index)</text>'
         f'<text x="20" y="{elbow - 20}" class="row">'
         "Answering (POST /api/ask): one retrieval, one trace</text>"
-        f'<text x="{_centre(2) + 10}" y="{OUTCOME_Y - 22}" class="note">'
+        f'<text x="{_centre(2) - 8}" y="{OUTCOME_Y - 22}" class="note end">'
         "nothing above the gate</text>"
     )
     return f"""<svg class="pipeline" viewBox="0 0 890 {OUTCOME_Y + BOX_HEIGHT + 10}" role="img"
@@ -166,44 +107,130 @@ def pipeline_svg(engine: Engine) -> str:
 <desc id="svg-desc">Content is ingested, chunked into sections, embedded and indexed.
 A question is retrieved against the index with dense and BM25 search; only sections above
 the calibrated gate reach the generator; the draft is verified and returned as an answer
-with citations, or as a refusal.</desc>
+with citations, as the closest sections when no answer is sure, or as a refusal.</desc>
 <defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7"
  orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>
 {labels}{"".join(parts)}
 </svg>"""
 
 
-def how_page(engine: Engine) -> str:
-    manifest = engine.index.manifest
+def _writer(engine: Engine) -> tuple[str, str]:
+    """Who writes the answer: a short label for the diagram, and a sentence for the steps."""
+    if engine.settings.generator == "llm":
+        return "a language model", (
+            "A language model writes the answer from the admitted sections alone, naming for "
+            "each sentence the source and the words it rests on."
+        )
+    return "sentences quoted", (
+        "The answer is made of sentences quoted from the admitted sections, each labelled with "
+        "its page and section and numbered with its source; nothing is paraphrased."
+    )
+
+
+def _gate(engine: Engine) -> str:
+    """The gate's threshold and where it came from."""
+    from sitecite.eval.lab import calibration_from_manifest
+
+    shown = f"<b>{engine.threshold:.3f}</b>"
+    calibration = calibration_from_manifest(engine.index.manifest, engine.embedder.id)
+    if not calibration:
+        return f"{shown}, the default for this embedding model (the site has not been calibrated)"
+    when = str(calibration.get("calibrated") or "")[:10]
+    on, off = len(calibration["on_topic"]), len(calibration["off_topic"])
+    counts = f" on {on:,} questions about the site and {off:,} about other things" if on else ""
+    return f"{shown}, calibrated for this site{counts}" + (f" on {escape(when)}" if when else "")
+
+
+def latest_run(index_dir: Path) -> dict[str, Any] | None:
+    """The newest finished evaluation run of the index, or None (none, or unreadable)."""
+    from sitecite.eval.history import RunStore, history_path
+
+    path = history_path(index_dir)
+    if not path.exists():
+        return None
+    try:
+        with RunStore(path) as store:
+            runs = store.runs()
+    except Exception as error:  # a broken history must not take the page down
+        log.error("reading the run history for /how failed: %s", error, exc_info=error)
+        return None
+    return runs[-1] if runs and runs[-1].get("summary") else None
+
+
+def _evaluation(run: dict[str, Any] | None) -> str:
+    if run is None:
+        return (
+            '<p>No evaluation has been run on this site yet. The <a href="/lab">lab</a> says '
+            "how to run one: a set of questions with known answers, asked through the same "
+            "pipeline, every answer graded.</p>"
+        )
+    summary = run["summary"]
+    total, passed = summary.get("total", 0), summary.get("passed", 0)
+    share = f" ({passed / total:.0%})" if total else ""
+    outcomes = summary.get("outcomes") or {}
+    told = (
+        f" {outcomes.get('answered', 0)} were answered, {outcomes.get('pointed', 0)} pointed to "
+        f"the closest sections and {outcomes.get('refused', 0)} refused."
+        if outcomes
+        else ""
+    )
+    hit = (summary.get("hit@8") or {}).get("rate")
+    found = (
+        f" For the questions with a known source, it was among the first 8 sections found "
+        f"{hit:.0%} of the time."
+        if hit is not None and (summary.get("retrieval_questions") or 0)
+        else ""
+    )
+    when = str(run.get("finished") or run.get("started") or "")[:10]
+    return (
+        f"<p>The latest evaluation, on {escape(when)}, asked {total} questions of the set "
+        f"<i>{escape(str(run.get('question_set') or ''))}</i>: {passed} passed every check"
+        f'{share}.{told}{found} The <a href="/lab">lab</a> shows each question, its answer '
+        "and why it passed or failed.</p>"
+    )
+
+
+def how_page(engine: Engine, index_dir: Path) -> str:
+    """The page for the engine serving `index_dir` (where its run history is kept)."""
+    index, name = engine.index, site_name(engine.index)
+    pages = len(site_pages(index))
+    updated = str(index.manifest.get("updated") or "")[:16].replace("T", " ")
+    whose = f"{escape(name)}'s site" if name else "this site"
     facts = [
-        ("index id", engine.index.id),
-        ("index updated", str(manifest.get("updated", ""))),
-        ("sections", str(len(engine.index.sections))),
-        ("embedder", public_embedder(engine.embedder.id)),
-        ("section gate (cosine)", f"{engine.threshold:.4f}"),
-        ("sentence threshold", f"{engine.sentence_threshold:.4f}"),
-        ("generator", engine.settings.generator),
+        ("pages", f"{pages:,}"),
+        ("sections", f"{len(index.sections):,}"),
+        ("last indexed", f"{updated} UTC" if updated else "unknown"),
+        ("index", index.id),
+        ("embedding model", public_embedder(engine.embedder.id).rsplit("/", 1)[-1]),
     ]
     facts_html = "".join(
         f'<tr><th scope="row">{escape(k)}</th><td>{escape(v)}</td></tr>' for k, v in facts
     )
     body = f"""
-<section>
+<section class="how">
   <h1>How it works</h1>
-  <p>Every answer comes from one function that retrieves once and returns the answer with its trace.
-  A section may enter the answer only if its similarity to the question clears a threshold
-  calibrated for this embedder; then the generator picks sentences from those sections and
-  cites them, and a verifier checks that every number and name occurs in a cited section.
-  If nothing clears the gate, the answer is a refusal and no model is called.</p>
-  {pipeline_svg(engine)}
+  <p class="lead">The assistant on {whose} answers only from what the site publishes:
+  <span class="figures">{site_figures(index)}</span>. Every claim links to the section it comes
+  from, and when the site does not say, the assistant says so instead of guessing.</p>
+  <div class="diagram">{pipeline_svg(engine)}</div>
+  <h2>From a question to an answer</h2>
+  <ol class="steps">
+    <li><b>Search.</b> The question is compared with every section once, by meaning (an
+    embedding model) and by its words (BM25), and the two rankings are combined.</li>
+    <li><b>Gate.</b> Only sections at least this similar to the question go on: {_gate(engine)}.
+    If none does, the reply is “The site doesn't say” and nothing is written.</li>
+    <li><b>Answer.</b> {_writer(engine)[1]}</li>
+    <li><b>Check.</b> Each sentence is checked against the section it cites: its numbers and
+    names must be there, or the sentence is not shown.</li>
+    <li><b>Reply.</b> One of three: an answer with its citations; when the site covers the topic
+    but no answer is sure, the closest sections, each with its most relevant line; or a
+    refusal.</li>
+  </ol>
   <p>The score shown with an answer is the mean cosine similarity of the cited sections to the
   question. It says how close the sources are, not how likely the answer is to be right.</p>
-</section>
-<section>
-  <h2>The index being served</h2>
-  <table class="settings"><caption>Index</caption>{facts_html}</table>
-  <h2>Settings</h2>
-  <p>Secrets (API keys, tokens, credentials in URLs) are never shown.</p>
-  {settings_table(engine.settings)}
+  <h2>How well it answers</h2>
+  {_evaluation(latest_run(index_dir))}
+  <h2>The index</h2>
+  <table class="facts"><caption>What is being served</caption>{facts_html}</table>
 </section>"""
-    return layout("How it works · sitecite", body, site_name=site_name(engine.index))
+    return layout(page_title("How it works", name), body, site_name=name, current="/how")

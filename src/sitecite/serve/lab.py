@@ -1,7 +1,10 @@
-"""`/lab` on the server: the latest evaluation run's lab page, rendered once per change of the
-run history (a new run, a note) rather than on every request, with this machine's paths taken
-out. A run history that cannot be shown gives the placeholder and a line in the log, never
-the exception's text.
+"""`/lab` on the server: the site's header and navigation around the section on visitors'
+questions and the latest evaluation run, or, before the first run, how to publish one.
+
+The run's part is rendered once per change of the run history (a new run, a note) rather than
+on every request, with this machine's paths taken out; the visitors' section is put in its
+place on each request. A run history that cannot be shown gives the first-run advice and a line
+in the log, never the exception's text.
 """
 
 from __future__ import annotations
@@ -12,11 +15,50 @@ import os
 from html import escape
 from pathlib import Path
 
-from sitecite.serve.pages import lab_placeholder
+from sitecite.serve.pages import layout, page_title
 
 log = logging.getLogger("sitecite.serve")
 
 Stamp = tuple[tuple[tuple[int, int] | None, ...], str]
+VISITORS = "<!-- sitecite: visitors -->"  # where each request's section on visitors goes
+NO_QUESTIONS = (
+    '<section id="traffic"><h2 id="visitors">Visitors\' questions</h2>'
+    "<p>No questions asked yet. Press <kbd>Ctrl</kbd> <kbd>K</kbd> and ask one: it appears "
+    "here with its answer, and the questions the site could not answer are grouped into "
+    "content gaps.</p></section>"
+)
+
+
+def lab_document(part: str, visitors: str, name: str) -> str:
+    """The /lab page: the site's layout around the lab's styles, the run's part (or the
+    first-run advice) and the section on visitors."""
+    from sitecite.eval.html import LAB_CSS
+
+    body = f'<div class="lab">{part.replace(VISITORS, visitors, 1)}</div>'
+    head = f"<style>{LAB_CSS}</style>\n"
+    title = page_title("Lab", name)
+    return layout(title, body, site_name=name, current="/lab", head=head, wide=True)
+
+
+def first_run(problem: str = "") -> str:
+    """The lab before any evaluation run: what one is, and the command that publishes it."""
+    detail = f'<p class="warn">{escape(problem)}</p>' if problem else ""
+    return f"""<h1>Lab</h1>
+<p class="meta">What visitors ask this site, and how well it answers a question set whose
+answers are known.</p>
+<section id="evaluation">
+<h2>Evaluation</h2>
+{detail}
+<p>No evaluation run yet. An evaluation asks a question set (each question with the pages that
+answer it, or that it should be refused) through the same pipeline that answers visitors, and
+grades every answer. Publish the first run from the machine that serves this site:</p>
+<pre><code>sitecite eval questions.json --index DIR --out results.json</code></pre>
+<p><code>DIR</code> is the index this server serves: the run is kept beside it and appears here
+on the next visit; <code>results.json</code> is the same run as a file. No question set yet?
+<code>sitecite gaps --index DIR --export questions.json</code> starts one from the questions
+visitors asked that the site could not answer.</p>
+</section>
+{VISITORS}"""
 
 
 class LabPage:
@@ -27,8 +69,6 @@ class LabPage:
         self._stamp: Stamp | None = None
         self._page = ""
         self._lock = asyncio.Lock()
-        self.has_run = False  # whether the page shows a run (else it is the placeholder)
-        self.problem = ""  # why the latest run could not be shown, for the placeholder
 
     async def page(self, generation_key: str) -> tuple[str, bool]:
         """The page, and whether it came from the cache."""
@@ -51,19 +91,16 @@ class LabPage:
         )
 
     def _render(self) -> str:
-        self.has_run, self.problem = False, ""
         try:
             from sitecite.eval.lab import latest_lab_html
         except ImportError:
-            return lab_placeholder()
+            return first_run()
         try:
-            page = latest_lab_html(self.index_dir)
+            part = latest_lab_html(self.index_dir, visitors=VISITORS)
         except Exception as error:  # a broken run record must not take the page down
             log.error("rendering the lab page failed: %s", error, exc_info=error)
-            self.problem = "The latest run could not be shown; the server log says why."
-            return lab_placeholder(self.problem)
-        self.has_run = page is not None
-        return lab_placeholder() if page is None else without_paths(page, self.index_dir)
+            return first_run("The latest run could not be shown; the server log says why.")
+        return first_run() if part is None else without_paths(part, self.index_dir)
 
 
 def without_paths(page: str, index_dir: Path) -> str:

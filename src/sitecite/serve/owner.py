@@ -1,6 +1,7 @@
-"""The owner's loop on the server: answer ids, the question log, feedback, starter questions,
-the lab's visitors section, the origin allowlist and the LLM budget, in one place that the
-routes reach through `ServerState.owner`.
+"""The owner's loop as the server runs it: answer ids, the question log's writer, feedback,
+starter questions, the lab's visitors section, the origin allowlist and the LLM budget, in one
+place that the routes reach through `ServerState.owner`. What is not about HTTP or the event
+loop lives in `sitecite.owner`.
 
 Every served answer gets an `id` (spliced into the cached JSON bytes, so a cached answer
 costs no JSON work) and a row in the question log, queued for the writer thread. The answer
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -20,16 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
-from sitecite.asklog import Feedback, QuestionLog, VisitorHasher, log_path
 from sitecite.config import Settings
+from sitecite.owner import Feedback, QuestionLog, VisitorHasher, log_path
+from sitecite.owner.writer import AnswerIds, LogWriter
 from sitecite.serve.budget import LLMBudget
-from sitecite.serve.log import LogWriter
 from sitecite.serve.origins import OriginCheck
 from sitecite.serve.starters import make_starters
 
 if TYPE_CHECKING:
     from sitecite.pipeline import Engine
-    from sitecite.serve.service import Served
 
 log = logging.getLogger("sitecite.serve")
 
@@ -78,7 +77,13 @@ class OwnerLoop:
         return answer_id, b'{"id":"' + answer_id.encode() + b'",' + body[1:]
 
     def record(
-        self, request: Request, answer_id: str, question: str, served: Served, started: float
+        self,
+        request: Request,
+        answer_id: str,
+        question: str,
+        body: bytes,
+        cache: str,
+        started: float,
     ) -> None:
         """Queue the question log's row for one answer. The client's address goes along only
         when visitors are counted, and only as far as the writer, which hashes it; the log
@@ -87,7 +92,7 @@ class OwnerLoop:
             return
         client = request.scope.get("sitecite.client") if self.log.visitors else None
         latency = (time.perf_counter() - started) * 1000.0
-        self.log.record_ask(answer_id, question, served.body, served.cache, latency, client)
+        self.log.record_ask(answer_id, question, body, cache, latency, client)
 
     async def knows(self, answer_id: str) -> bool:
         """Whether `answer_id` is an answer this server gave and logged (feedback is rare: the
@@ -123,6 +128,8 @@ class OwnerLoop:
             return None
         stamp, key, report = self._traffic
         fresh = time.monotonic() - stamp < TRAFFIC_EVERY_SECONDS
+        if report is not None and not report.asked and self.log.queued:
+            fresh = False  # the first questions show at once, not 30 s later
         if report is not None and key == engine.index.id and fresh:
             return report
         loop = asyncio.get_running_loop()
@@ -135,7 +142,7 @@ class OwnerLoop:
         self._traffic = (0.0, "", None)
 
     def _report(self, engine: Engine) -> Any:
-        from sitecite.eval.gaps import gaps_report
+        from sitecite.owner.gaps import gaps_report
 
         if self.log is None or self.log_file is None:
             return None
@@ -143,21 +150,6 @@ class OwnerLoop:
         since = datetime.now(UTC) - LAB_PERIOD
         with QuestionLog(self.log_file) as store:
             return gaps_report(store.asks(since), engine.index, engine.embedder, since, store=store)
-
-
-class AnswerIds:
-    """Answer ids: 16 hex digits of a 63-bit number, the millisecond it was issued, 10 random
-    bits fixed per process (so replicas sharing a log rarely meet) and a 10-bit counter.
-    Ordered in time, unique within a process, and cheap: no system call per answer."""
-
-    def __init__(self) -> None:
-        self._process = secrets.randbits(10) << 10
-        self._last = 0
-
-    def next(self) -> str:
-        number = max((int(time.time() * 1000) << 20) | self._process, self._last + 1)
-        self._last = number
-        return f"{number:016x}"
 
 
 def _seed_budget(budget: LLMBudget, path: Path) -> None:

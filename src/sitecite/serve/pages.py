@@ -1,5 +1,5 @@
-"""HTML pages: the demo home page, the indexed site's own pages (so citations resolve), and the
-lab placeholder.
+"""HTML pages: the layout every page shares, the demo home page and the indexed site's own pages
+(so citations resolve), with the site's name and figures taken from the index.
 
 Every value that comes from the index, the settings or the request is escaped on the way in;
 the pages carry a Content-Security-Policy that allows only the server's own scripts.
@@ -8,6 +8,7 @@ the pages carry a Content-Security-Policy that allows only the server's own scri
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, replace
 from html import escape
 from urllib.parse import unquote, urlsplit
 
@@ -35,8 +36,25 @@ EXAMPLE_QUESTIONS = (
 )
 
 
-def layout(title: str, body: str, *, site_name: str = "sitecite") -> str:
-    """A page of the demo server with its navigation and the widget."""
+NAV = (("/how", "How it works"), ("/lab", "Lab"), ("/openapi.json", "API schema"))
+
+
+def layout(
+    title: str,
+    body: str,
+    *,
+    site_name: str = "",
+    current: str = "",
+    head: str = "",
+    wide: bool = False,
+) -> str:
+    """A page of the demo server: the site's name, the navigation (`current` marks where the
+    visitor is), `body`, and the widget. `head` adds to the <head> (e.g. a page's own styles);
+    a `wide` page (the lab's tables) gets a wider column."""
+    here = ' aria-current="page"'
+    links = "".join(
+        f'<a href="{path}"{here if path == current else ""}>{label}</a>' for path, label in NAV
+    )
     return f"""<!doctype html>
 <html lang="en">
 <head>
@@ -46,19 +64,17 @@ def layout(title: str, body: str, *, site_name: str = "sitecite") -> str:
 <title>{escape(title)}</title>
 <link rel="stylesheet" href="/static/site.css">
 <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
-</head>
+{head}</head>
 <body>
 <header class="top">
-  <a class="brand" href="/">{escape(site_name or "sitecite")}</a>
-  <nav aria-label="sitecite">
-    <a href="/how">How it works</a>
-    <a href="/lab">Evaluation lab</a>
-    <a href="/openapi.json">API schema</a>
+  <a class="brand" href="/">{escape(site_name or "Ask this site")}</a>
+  <nav aria-label="Site">
+    {links}
     <button type="button" class="ask-button" data-sitecite-open>
       Ask this site <kbd>Ctrl K</kbd></button>
   </nav>
 </header>
-<main id="main">
+<main id="main"{' class="wide"' if wide else ""}>
 {body}
 </main>
 <footer class="bottom">Answers come only from this site's pages, each claim with a citation,
@@ -70,27 +86,75 @@ or the assistant says the site does not say. Served by sitecite.</footer>
 
 
 def site_name(index: Index) -> str:
-    """The person or organisation the site is about, from its profile facts if it has them."""
+    """Who or what the site is, from the index: the owner's name (as ingestion found it, or
+    the profile facts' title), else the title of the page at the site's root, else the host
+    of its base URL; "" when the index says none of these."""
+    owner = str((index.manifest.get("identity") or {}).get("owner") or "").strip()
+    if owner:
+        return owner
     for section in index.sections:
         if section.page_id == "_facts" and section.title.endswith(PROFILE_SUFFIX):
-            return section.title.removesuffix(PROFILE_SUFFIX)
-    return ""
+            return section.title.removesuffix(PROFILE_SUFFIX).strip()
+    base = str(index.manifest.get("base_url") or "")
+    root = urlsplit(base).path or "/"
+    for section in index.sections:
+        parts = urlsplit(section.url)
+        if section.page_id != "_facts" and parts.path in (root, "") and not parts.fragment:
+            return section.title
+    return urlsplit(base).hostname or ""
+
+
+@dataclass(frozen=True)
+class SitePage:
+    """One page of the index: its title, its address, and the sections it was cut into."""
+
+    page_id: str
+    title: str
+    url: str
+    sections: int
+
+
+def site_pages(index: Index) -> list[SitePage]:
+    """Every page of the index (each page id once, the profile facts included), in index order."""
+    found: dict[str, SitePage] = {}
+    for section in index.sections:
+        known = found.get(section.page_id)
+        if known is None:
+            url = urlsplit(section.url)._replace(fragment="").geturl()
+            found[section.page_id] = SitePage(section.page_id, section.title, url, 1)
+        else:
+            found[section.page_id] = replace(known, sections=known.sections + 1)
+    return list(found.values())
+
+
+def site_figures(index: Index) -> str:
+    """ "129 sections of 22 pages": what the index holds, counted from it."""
+    pages = len(site_pages(index))
+    sections = len(index.sections)
+    return (
+        f"{sections:,} section{'s' if sections != 1 else ''} of "
+        f"{pages:,} page{'s' if pages != 1 else ''}"
+    )
+
+
+def page_title(what: str, name: str) -> str:
+    """A page's <title>: "How it works · Noor Haddad" (the site's name, never sitecite's)."""
+    return f"{what} · {name}" if name else what
 
 
 def home_page(index: Index, origin: str) -> str:
     name = site_name(index)
-    pages = _pages(index)
-    groups: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for path, sections in pages.items():
-        if path == "/" or path.startswith("/_"):
+    groups: dict[str, list[SitePage]] = defaultdict(list)
+    for page in site_pages(index):
+        path = urlsplit(page.url).path.strip("/")
+        if page.page_id == "_facts" or not path:
             continue
-        folder = path.strip("/").split("/")[0] if "/" in path.strip("/") else ""
-        groups[folder].append((path, sections[0].title))
+        groups[path.split("/")[0] if "/" in path else ""].append(page)
     listing = "".join(
         f'<section class="group"><h3>{escape(folder.replace("-", " ").title() or "Pages")}</h3><ul>'
         + "".join(
-            f'<li><a href="{escape(path)}">{escape(title)}</a></li>'
-            for path, title in sorted(items)
+            f'<li><a href="{escape(page.url)}">{escape(page.title)}</a></li>'
+            for page in sorted(items, key=lambda p: p.url)
         )
         + "</ul></section>"
         for folder, items in sorted(groups.items())
@@ -100,7 +164,7 @@ def home_page(index: Index, origin: str) -> str:
         for q in (EXAMPLE_QUESTIONS if name == EXAMPLE_SITE_NAME else ())
     )
     try_these = f'<h2>Try</h2><ul class="suggestions">{suggestions}</ul>' if suggestions else ""
-    root = pages.get("/", [])  # sections cited at "/#anchor" (e.g. profile facts) live here
+    root = _pages(index).get("/", [])  # sections cited at "/#anchor" (e.g. profile facts)
     root_html = (
         f'<section class="page"><h2>{escape(root[0].title)}</h2>{_sections_html(root, 3)}</section>'
         if root
@@ -121,8 +185,7 @@ def home_page(index: Index, origin: str) -> str:
 {root_html}
 <section>
   <h2>The site</h2>
-  <p>{len(index.sections)} sections of {len(pages)} pages,
-  index <code>{escape(index.id)}</code>.</p>
+  <p class="figures">{site_figures(index)}, index <code>{escape(index.id)}</code>.</p>
   <div class="groups">{listing}</div>
 </section>
 <section>
@@ -130,7 +193,7 @@ def home_page(index: Index, origin: str) -> str:
   <p>One script tag; add your site's origin to <code>serve.cors_origins</code>.</p>
   <pre><code>{escape(snippet)}</code></pre>
 </section>"""
-    return layout(f"{name} · sitecite demo" if name else "sitecite demo", body, site_name=name)
+    return layout(page_title("Ask", name) if name else "Ask this site", body, site_name=name)
 
 
 def site_page(index: Index, path: str) -> str | None:
@@ -141,7 +204,7 @@ def site_page(index: Index, path: str) -> str | None:
     title = sections[0].title
     article = f'<article class="page"><h1>{escape(title)}</h1>{_sections_html(sections)}</article>'
     name = site_name(index)
-    return layout(f"{title} · {name or 'sitecite'}", article, site_name=name)
+    return layout(page_title(title, name), article, site_name=name)
 
 
 def _sections_html(sections: list[Section], level: int = 2) -> str:
@@ -156,18 +219,6 @@ def _sections_html(sections: list[Section], level: int = 2) -> str:
             f'<section id="{escape(anchor)}" class="cited">{heading}{paragraphs}</section>'
         )
     return "".join(parts)
-
-
-def lab_placeholder(reason: str = "") -> str:
-    detail = f'<p class="note">{escape(reason)}</p>' if reason else ""
-    body = f"""
-<section class="hero">
-  <h1>Evaluation lab</h1>
-  <p>No evaluation run yet. Run one, and the lab page of the latest run appears here:</p>
-  <pre><code>sitecite eval examples/questions.json --index DIR</code></pre>
-  {detail}
-</section>"""
-    return layout("Evaluation lab · sitecite", body)
 
 
 _page_memo: list[tuple[Index, dict[str, list[Section]]]] = []

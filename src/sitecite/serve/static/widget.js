@@ -9,6 +9,10 @@
  *   data-placeholder  the input's placeholder text
  * Any element with data-sitecite-open opens the palette; data-sitecite-ask="..." asks that.
  *
+ * An answer's light Markdown (emphasis, lists, code) is shown formatted, read as sitecite.markup
+ * reads it. A reply is an answer, a pointed reply (no direct answer: the closest sections, each
+ * with its line) or a refusal; a citation's quote shows on hover and keyboard focus.
+ *
  * The empty palette offers starter questions (GET /api/starters beside the endpoint). Every
  * answer can be rated thumbs up or down, with a reason (POST /api/feedback with the answer's
  * id). A question asked after an answer is sent with the last turns, so a follow-up ("and
@@ -37,16 +41,16 @@
 :host { all: initial; --sc-font: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
   --sc-bg: #ffffff; --sc-fg: #1b1f24; --sc-muted: #57606a; --sc-border: #d0d7de;
   --sc-accent: #0b5cad; --sc-accent-fg: #ffffff; --sc-soft: #f3f6f9; --sc-refuse: #9a6700;
-  --sc-refuse-bg: #fff8e5; --sc-error: #b42318; --sc-shadow: 0 24px 64px rgba(15, 23, 42, .28);
+  --sc-refuse-bg: #fff8e5; --sc-point: #8c959f; --sc-error: #b42318; --sc-shadow: 0 24px 64px rgba(15, 23, 42, .28);
   --sc-backdrop: rgba(15, 23, 42, .45); color-scheme: light; font-family: var(--sc-font); }
 :host([theme="dark"]) { --sc-bg: #161b22; --sc-fg: #e6edf3; --sc-muted: #9da7b3; --sc-border: #30363d;
   --sc-accent: #58a6ff; --sc-accent-fg: #0d1117; --sc-soft: #0d1117; --sc-refuse: #e3b341;
-  --sc-refuse-bg: #2b2111; --sc-error: #ff7b72; --sc-shadow: 0 24px 64px rgba(0, 0, 0, .6);
+  --sc-refuse-bg: #2b2111; --sc-point: #6e7681; --sc-error: #ff7b72; --sc-shadow: 0 24px 64px rgba(0, 0, 0, .6);
   --sc-backdrop: rgba(1, 4, 9, .7); color-scheme: dark; }
 @media (prefers-color-scheme: dark) {
   :host(:not([theme="light"])) { --sc-bg: #161b22; --sc-fg: #e6edf3; --sc-muted: #9da7b3;
     --sc-border: #30363d; --sc-accent: #58a6ff; --sc-accent-fg: #0d1117; --sc-soft: #0d1117;
-    --sc-refuse: #e3b341; --sc-refuse-bg: #2b2111; --sc-error: #ff7b72;
+    --sc-refuse: #e3b341; --sc-refuse-bg: #2b2111; --sc-point: #6e7681; --sc-error: #ff7b72;
     --sc-shadow: 0 24px 64px rgba(0, 0, 0, .6); --sc-backdrop: rgba(1, 4, 9, .7); color-scheme: dark; }
 }
 * { box-sizing: border-box; }
@@ -74,7 +78,7 @@ button { font: 600 15px/1 var(--sc-font); cursor: pointer; }
 .close:hover { border-color: var(--sc-border); }
 :focus-visible { outline: 3px solid var(--sc-accent); outline-offset: 2px; }
 input:focus-visible { outline-offset: 0; }
-.result { padding: 16px 20px 4px; min-height: 24px; }
+.result { position: relative; padding: 16px 20px 4px; min-height: 24px; }
 .status { margin: 0 0 12px; color: var(--sc-muted); display: flex; gap: 10px; align-items: center; }
 .status:empty { display: none; }
 .spinner { width: 16px; height: 16px; border-radius: 50%; border: 2px solid var(--sc-border);
@@ -82,7 +86,16 @@ input:focus-visible { outline-offset: 0; }
 @keyframes spin { to { transform: rotate(360deg); } }
 @media (prefers-reduced-motion: reduce) { .spinner { animation: none; } }
 .state-label { margin: 0 0 6px; font-size: 13px; font-weight: 700; text-transform: uppercase; letter-spacing: .04em; }
-.answer { margin: 0 0 14px; white-space: pre-wrap; overflow-wrap: anywhere; }
+.answer { margin: 0 0 14px; overflow-wrap: anywhere; }
+.answer p { margin: 0 0 8px; }
+.answer ol, .answer ul { margin: 0 0 8px; padding-left: 24px; }
+.answer li { margin: 2px 0; }
+.answer blockquote { margin: 0 0 8px; padding-left: 12px; border-left: 3px solid var(--sc-border); color: var(--sc-muted); }
+.answer code { font: .9em ui-monospace, SFMono-Regular, Menlo, monospace; background: var(--sc-soft);
+  border: 1px solid var(--sc-border); border-radius: 4px; padding: 0 3px; }
+.answer pre { margin: 0 0 8px; padding: 8px 10px; background: var(--sc-soft); border-radius: 8px; overflow-x: auto; }
+.answer pre code { border: 0; padding: 0; background: none; }
+.answer > :last-child { margin-bottom: 0; }
 .cite { font-size: .78em; vertical-align: super; line-height: 0; margin-left: 1px; color: var(--sc-accent);
   text-decoration: none; font-weight: 700; padding: 0 1px; }
 a.cite:hover { text-decoration: underline; }
@@ -93,13 +106,26 @@ span.cite { color: var(--sc-muted); }
 .sources li { margin: 4px 0; overflow-wrap: anywhere; }
 .sources a { color: var(--sc-accent); }
 .sources .url { display: block; color: var(--sc-muted); font-size: 13px; }
+.sources .line { display: block; margin: 2px 0; color: var(--sc-fg); font-size: 14px; }
+.tip { position: absolute; z-index: 3; width: max-content; max-width: min(420px, calc(100% - 16px));
+  padding: 10px 12px; border-radius: 8px; border: 1px solid var(--sc-border); background: var(--sc-bg);
+  color: var(--sc-fg); box-shadow: 0 8px 24px rgba(15, 23, 42, .22); font-size: 14px; line-height: 1.45; }
+.tip-where { display: block; color: var(--sc-muted); font-size: 12px; font-weight: 700; margin-bottom: 4px; }
+.tip-quote { display: block; margin: 2px 0 0; }
+.tip-none { display: block; color: var(--sc-muted); }
 .score { margin: 0 0 12px; font-size: 13px; color: var(--sc-muted); }
 .panel[data-state="answer"] .state-label { color: var(--sc-accent); }
 .panel[data-state="refused"] { border-left: 4px solid var(--sc-refuse); background: var(--sc-refuse-bg);
   padding: 12px 14px; border-radius: 8px; margin-bottom: 12px; }
 .panel[data-state="refused"] .state-label { color: var(--sc-refuse); }
+.panel[data-state="pointed"] { border-left: 4px solid var(--sc-point); background: var(--sc-soft);
+  padding: 12px 14px; border-radius: 8px; margin-bottom: 12px; }
+.panel[data-state="pointed"] .state-label { color: var(--sc-muted); }
+.panel[data-state="pointed"] .answer { color: var(--sc-muted); margin-bottom: 12px; }
+.panel[data-state="pointed"] .sources { padding-left: 22px; }
+.panel[data-state="pointed"] .sources li { margin: 0 0 10px; }
 .panel[data-state="error"] .state-label { color: var(--sc-error); }
-.panel[data-state="refused"] .answer, .panel[data-state="error"] .answer { margin: 0; }
+.panel[data-state="refused"] .answer, .panel[data-state="error"] .answer { margin: 0 0 8px; }
 .footer { display: flex; flex-wrap: wrap; gap: 6px 14px; padding: 10px 20px 14px; font-size: 13px;
   color: var(--sc-muted); border-top: 1px solid var(--sc-border); }
 .starters { margin: 0 0 12px; }
@@ -159,11 +185,12 @@ fieldset.reasons legend { padding: 0 4px; color: var(--sc-fg); font-weight: 600;
       <p class="status"></p>
       <div class="panel" data-state="idle" hidden>
         <p class="state-label"></p>
-        <p class="answer"></p>
+        <div class="answer"></div>
         <p class="sources-label" hidden>Sources</p>
         <ol class="sources" hidden></ol>
         <p class="score" hidden></p>
       </div>
+      <div class="tips"></div>
       <form class="feedback" hidden novalidate>
         <div class="row2" role="group" aria-labelledby="sc-fb-label">
           <span id="sc-fb-label">Was this answer helpful?</span>
@@ -212,6 +239,265 @@ fieldset.reasons legend { padding: 0 4px; color: var(--sc-fg); font-weight: 600;
     return element;
   }
 
+  // The answer text's light Markdown, read exactly as sitecite.markup reads it (markup.py says
+  // the rules): blocks line by line, then code, emphasis, links, escapes and entities inline.
+  // It builds nodes and text, never HTML.
+  const ESCAPABLE = "\\`*_{}[]()#+-.!>|~";
+  const ENTITY = /&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/y;
+  const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
+  const ORDERED = /^\s{0,3}([0-9]{1,9})[.)]\s+(.*)$/;
+  const BULLET = /^\s{0,3}[-*+\u2022]\s+(.*)$/;
+  const HEADING = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/;
+  const QUOTE = /^\s{0,3}>\s?(.*)$/;
+  const LINK = /\[([^[\]\n]+)\]\(\s*([^\s()]+)\s*\)/y;
+  const ALNUM = /[\p{L}\p{N}]/u;
+  const SPACE = /\s/;
+  let entityBox = null;
+
+  function decodeEntity(entity) {
+    // Only a matched "&name;" or "&#n;" ever gets here: a <textarea>'s content is text (RCDATA),
+    // so the browser decodes the reference and creates no element.
+    entityBox = entityBox || document.createElement("textarea");
+    entityBox.innerHTML = entity;
+    return entityBox.value;
+  }
+
+  function runLength(source, at, char) {
+    let end = at;
+    while (end < source.length && source[end] === char) end += 1;
+    return end - at;
+  }
+
+  function opensRun(source, at, run) {
+    const before = at ? source[at - 1] : " ";
+    const after = at + run < source.length ? source[at + run] : " ";
+    return !SPACE.test(after) && !ALNUM.test(before);
+  }
+
+  // A closer belongs to the nearest opener before it, as in sitecite.markup._closing.
+  function closingRun(source, at, run, char) {
+    if (!opensRun(source, at, run)) return -1;
+    let search = at + run;
+    for (;;) {
+      const close = source.indexOf(char.repeat(run), search);
+      if (close < 0) return -1;
+      const length = runLength(source, close, char);
+      const end = close + length;
+      if (length === run && !SPACE.test(source[close - 1]) && source[close - 1] !== "\\"
+          && !(end < source.length && ALNUM.test(source[end]))) {
+        return close;
+      }
+      if (length === run && opensRun(source, close, run)) return -1;
+      search = end;
+    }
+  }
+
+  function codeText(inner) {
+    return inner.length > 2 && inner[0] === " " && inner[inner.length - 1] === " " && inner.trim()
+      ? inner.slice(1, -1) : inner;
+  }
+
+  function inline(source) {
+    const spans = [];
+    let buffer = "";
+    const flush = () => {
+      if (buffer) spans.push({ kind: "text", text: buffer });
+      buffer = "";
+    };
+    let i = 0;
+    while (i < source.length) {
+      const char = source[i];
+      if (char === "\\" && i + 1 < source.length && ESCAPABLE.includes(source[i + 1])) {
+        buffer += source[i + 1];
+        i += 2;
+        continue;
+      }
+      if (char === "`") {
+        const run = runLength(source, i, "`");
+        let close = source.indexOf("`".repeat(run), i + run);
+        while (close >= 0 && runLength(source, close, "`") !== run) {
+          close = source.indexOf("`".repeat(run), close + runLength(source, close, "`"));
+        }
+        if (close < 0) {
+          buffer += "`".repeat(run);
+          i += run;
+          continue;
+        }
+        flush();
+        spans.push({ kind: "code", text: codeText(source.slice(i + run, close)) });
+        i = close + run;
+        continue;
+      }
+      if (char === "&") {
+        ENTITY.lastIndex = i;
+        const entity = ENTITY.exec(source);
+        if (entity) {
+          buffer += decodeEntity(entity[0]);
+          i += entity[0].length;
+          continue;
+        }
+      }
+      if (char === "[") {
+        LINK.lastIndex = i;
+        const link = LINK.exec(source);
+        if (link) {
+          flush();
+          spans.push({ kind: "link", children: inline(link[1]), url: link[2] });
+          i += link[0].length;
+          continue;
+        }
+      }
+      if (char === "*" || char === "_") {
+        const run = runLength(source, i, char);
+        const close = run <= 3 ? closingRun(source, i, run, char) : -1;
+        if (close >= 0) {
+          flush();
+          const children = inline(source.slice(i + run, close));
+          if (run === 1) spans.push({ kind: "em", children });
+          else if (run === 2) spans.push({ kind: "strong", children });
+          else spans.push({ kind: "strong", children: [{ kind: "em", children }] });
+          i = close + run;
+          continue;
+        }
+        buffer += char.repeat(run);
+        i += run;
+        continue;
+      }
+      buffer += char;
+      i += 1;
+    }
+    flush();
+    return spans;
+  }
+
+  function parseAnswer(source) {
+    const lines = String(source).replace(/\r\n?/g, "\n").split("\n");
+    const blocks = [];
+    let i = 0;
+    while (i < lines.length) {
+      const line = lines[i];
+      i += 1;
+      if (!line.trim()) continue;
+      const fence = FENCE.exec(line);
+      if (fence) {
+        const body = [];
+        while (i < lines.length && !lines[i].trim().startsWith(fence[1])) body.push(lines[i++]);
+        i += 1;
+        blocks.push({ kind: "code", code: body.join("\n") });
+        continue;
+      }
+      const ordered = ORDERED.exec(line);
+      const bullet = ordered ? null : BULLET.exec(line);
+      if (ordered || bullet) {
+        const kind = ordered ? "ol" : "ul";
+        const item = inline(ordered ? ordered[2] : bullet[1]);
+        const last = blocks[blocks.length - 1];
+        if (last && last.kind === kind) last.items.push(item);
+        else blocks.push({ kind, items: [item], start: ordered ? parseInt(ordered[1], 10) : 1 });
+        continue;
+      }
+      const heading = HEADING.exec(line);
+      const quote = heading ? null : QUOTE.exec(line);
+      if (heading) blocks.push({ kind: "heading", spans: inline(heading[1]) });
+      else if (quote) blocks.push({ kind: "quote", spans: inline(quote[1]) });
+      else blocks.push({ kind: "p", spans: inline(line.trim()) });
+    }
+    return blocks;
+  }
+
+  function spansText(spans) {
+    return spans.map((span) => {
+      if (span.kind === "text" || span.kind === "code") return span.text;
+      if (span.kind === "link") {
+        const label = spansText(span.children);
+        return label === span.url ? label : `${label} (${span.url})`;
+      }
+      return spansText(span.children);
+    }).join("");
+  }
+
+  // The answer's visible words on one line, as sitecite.markup.plain gives them.
+  function plainAnswer(source) {
+    const lines = [];
+    for (const block of parseAnswer(source)) {
+      if (block.kind === "ol" || block.kind === "ul") {
+        block.items.forEach((item, k) => {
+          lines.push(`${block.kind === "ol" ? `${block.start + k}.` : "\u2022"} ${spansText(item)}`);
+        });
+      } else if (block.kind === "code") lines.push(block.code);
+      else lines.push(spansText(block.spans));
+    }
+    return lines.join(" ").split(/\s+/).filter(Boolean).join(" ");
+  }
+
+  // What a pointed reply says before it names its sections (sitecite.markup.pointer_lead): the
+  // sections are listed below it, each with its line and link.
+  function pointerLead(source) {
+    const first = /\[\d+\]/.exec(source);
+    if (!first) return source;
+    const ends = [...source.slice(0, first.index).matchAll(/[.!?]["'\u201d\u2019)]*\s/g)];
+    if (!ends.length) return source;
+    const last = ends[ends.length - 1];
+    return source.slice(0, last.index + last[0].length).trim();
+  }
+
+  // A quoted line ready for quotation marks (sitecite.markup.quote_line): a sentence cut from a
+  // longer quotation loses the quotation mark left without its pair.
+  function quoteLine(quote) {
+    let line = String(quote).split(/\s+/).filter(Boolean).join(" ");
+    if ((line.match(/"/g) || []).length % 2) {
+      if (line.startsWith('"')) line = line.slice(1);
+      else if (line.endsWith('"')) line = line.slice(0, -1);
+    }
+    return line;
+  }
+
+  // `onText(text)` returns the nodes for a piece of plain text (e.g. citation markers linked).
+  function appendSpans(parent, spans, onText) {
+    for (const span of spans) {
+      if (span.kind === "text") {
+        for (const node of onText(span.text)) parent.append(node);
+      } else if (span.kind === "code") {
+        parent.append(text("code", "", span.text));
+      } else if (span.kind === "link") {
+        const href = safeUrl(span.url);
+        const element = document.createElement(href ? "a" : "span");
+        if (href) element.href = href;
+        appendSpans(element, span.children, onText);
+        parent.append(element);
+      } else {
+        const element = document.createElement(span.kind === "em" ? "em" : "strong");
+        appendSpans(element, span.children, onText);
+        parent.append(element);
+      }
+    }
+  }
+
+  function renderAnswer(parent, source, onText) {
+    for (const block of parseAnswer(source)) {
+      if (block.kind === "ol" || block.kind === "ul") {
+        const list = document.createElement(block.kind);
+        if (block.kind === "ol" && block.start !== 1) list.start = block.start;
+        for (const item of block.items) {
+          const entry = document.createElement("li");
+          appendSpans(entry, item, onText);
+          list.append(entry);
+        }
+        parent.append(list);
+      } else if (block.kind === "code") {
+        const pre = document.createElement("pre");
+        pre.append(text("code", "", block.code));
+        parent.append(pre);
+      } else {
+        const element = document.createElement(block.kind === "quote" ? "blockquote" : "p");
+        const holder = block.kind === "heading" ? document.createElement("strong") : element;
+        if (holder !== element) element.append(holder);
+        appendSpans(holder, block.spans, onText);
+        parent.append(element);
+      }
+    }
+  }
+
   class SitecitePalette extends HTMLElement {
     constructor() {
       super();
@@ -238,6 +524,10 @@ fieldset.reasons legend { padding: 0 4px; color: var(--sc-fg); font-weight: 600;
       this.panel = $(".panel");
       this.stateLabel = $(".state-label");
       this.answer = $(".answer");
+      this.tips = $(".tips");
+      this.tipCount = 0;
+      this.tipFor = null;
+      this.tipTimer = 0;
       this.sourcesLabel = $(".sources-label");
       this.sources = $(".sources");
       this.score = $(".score");
@@ -416,7 +706,7 @@ fieldset.reasons legend { padding: 0 4px; color: var(--sc-fg); font-weight: 600;
     }
 
     focusable() {
-      return [...this.dialog.querySelectorAll("a[href], button:not([disabled]), input:not([disabled])")]
+      return [...this.dialog.querySelectorAll("a[href], button:not([disabled]), input:not([disabled]), [tabindex='0']")]
         .filter((element) => !element.closest("[hidden]"));
     }
 
@@ -424,7 +714,8 @@ fieldset.reasons legend { padding: 0 4px; color: var(--sc-fg); font-weight: 600;
       if (event.key === "Escape") {
         event.preventDefault();
         event.stopPropagation();
-        this.close();
+        if (this.tipFor) this.hideTip(0); // a shown quote goes first, then the dialog
+        else this.close();
         return;
       }
       if (event.key !== "Tab") return;
@@ -517,11 +808,10 @@ fieldset.reasons legend { padding: 0 4px; color: var(--sc-fg); font-weight: 600;
         this.showPanel("error", "Could not answer", message);
         return;
       }
-      if (body.refused) {
-        this.showPanel("refused", "Not on this site", body.answer || "The site doesn't say.");
-      } else {
-        this.showAnswer(body);
-      }
+      const outcome = body.outcome || (body.refused ? "refused" : "answered");
+      if (outcome === "answered") this.showAnswer(body, "answer", "Answer");
+      else if (outcome === "pointed") this.showAnswer(body, "pointed", "No direct answer");
+      else this.showAnswer(body, "refused", "Not on this site");
       this.remember(body);
     }
 
@@ -543,7 +833,7 @@ fieldset.reasons legend { padding: 0 4px; color: var(--sc-fg); font-weight: 600;
       this.turns.push({ question: turn.question, answer: turn.answer, cited: turn.cited });
       this.turns = this.turns.slice(-HISTORY_TURNS);
       const item = document.createElement("li");
-      item.append(text("span", "q", turn.question), text("span", "a", turn.answer));
+      item.append(text("span", "q", turn.question), text("span", "a", plainAnswer(turn.answer)));
       this.transcript.append(item);
       while (this.transcript.children.length > HISTORY_TURNS) this.transcript.firstChild.remove();
       this.conversation.hidden = false;
@@ -603,6 +893,8 @@ fieldset.reasons legend { padding: 0 4px; color: var(--sc-fg); font-weight: 600;
       this.dialog.setAttribute("data-state", state);
       this.stateLabel.textContent = label;
       this.answer.replaceChildren();
+      this.tips.replaceChildren();
+      this.tipFor = null;
       this.sources.replaceChildren();
       this.sources.hidden = true;
       this.sourcesLabel.hidden = true;
@@ -619,18 +911,27 @@ fieldset.reasons legend { padding: 0 4px; color: var(--sc-fg); font-weight: 600;
       }
     }
 
-    showAnswer(body) {
-      this.resetPanel("answer", "Answer");
+    // An answer, a pointed reply (no direct answer: the closest sections, each with its line)
+    // or a refusal (with the sections it points at, if any), with its citations.
+    showAnswer(body, state, label) {
+      this.resetPanel(state, label);
       const citations = Array.isArray(body.citations) ? body.citations.filter((c) => c && typeof c === "object") : [];
       const byNumber = new Map(citations.map((c) => [String(c.n), c]));
-      for (const part of String(body.answer || "").split(/(\[\d+\])/)) {
+      const shown = state === "pointed" ? pointerLead(String(body.answer || "")) : String(body.answer || "");
+      const said = plainAnswer(shown);
+      const tips = new Map(citations.map((c) => [String(c.n), this.tip(c)]));
+      const onText = (piece) => String(piece).split(/(\[\d+\])/).filter(Boolean).map((part) => {
         const marker = /^\[(\d+)\]$/.exec(part);
         const citation = marker && byNumber.get(marker[1]);
-        this.answer.append(citation ? this.citationMarker(citation) : document.createTextNode(part));
-      }
-      for (const citation of citations) this.sources.append(this.sourceItem(citation));
+        return citation ? this.citationMarker(citation, tips.get(marker[1])) : document.createTextNode(part);
+      });
+      const fallback = state === "refused" ? "The site doesn't say." : "";
+      renderAnswer(this.answer, shown || fallback, onText);
+      for (const citation of citations) this.sources.append(this.sourceItem(citation, tips.get(String(citation.n)), said));
+      this.sourcesLabel.textContent = state === "pointed" ? "Closest sections on this site"
+        : state === "refused" ? "See" : "Sources";
       this.sources.hidden = this.sourcesLabel.hidden = citations.length === 0;
-      if (typeof body.score === "number" && citations.length) {
+      if (state === "answer" && typeof body.score === "number" && citations.length) {
         this.score.textContent = `Mean similarity of cited sections: ${body.score.toFixed(2)}`;
         this.score.title = "Cosine similarity between the question and each cited section, averaged. " +
           "It says how close the sources are, not how likely the answer is to be right.";
@@ -643,21 +944,83 @@ fieldset.reasons legend { padding: 0 4px; color: var(--sc-fg); font-weight: 600;
       return citation.heading && citation.heading !== citation.title ? `${title} \u203a ${citation.heading}` : title;
     }
 
-    citationMarker(citation) {
+    quotes(citation) {
+      const quotes = Array.isArray(citation.quotes) ? citation.quotes.filter((q) => typeof q === "string") : [];
+      return quotes.map(quoteLine).filter(Boolean);
+    }
+
+    // The words a citation rests on, shown on hover and keyboard focus of its markers and its
+    // source link, and read as their description (aria-describedby).
+    tip(citation) {
+      const tip = text("div", "tip");
+      tip.id = `sc-tip-${++this.tipCount}`;
+      tip.setAttribute("role", "tooltip");
+      tip.hidden = true;
+      tip.append(text("span", "tip-where", this.describe(citation)));
+      const quotes = this.quotes(citation);
+      for (const quote of quotes) tip.append(text("q", "tip-quote", quote));
+      if (!quotes.length) tip.append(text("span", "tip-none", String(citation.url || "")));
+      tip.addEventListener("mouseenter", () => clearTimeout(this.tipTimer));
+      tip.addEventListener("mouseleave", () => this.hideTip(150));
+      this.tips.append(tip);
+      return tip;
+    }
+
+    withTip(element, tip) {
+      if (!tip) return element;
+      element.setAttribute("aria-describedby", tip.id);
+      const show = () => this.showTip(tip, element);
+      element.addEventListener("mouseenter", show);
+      element.addEventListener("focus", show);
+      element.addEventListener("mouseleave", () => this.hideTip(150));
+      element.addEventListener("blur", () => this.hideTip(0));
+      return element;
+    }
+
+    showTip(tip, anchor) {
+      clearTimeout(this.tipTimer);
+      if (this.tipFor && this.tipFor !== tip) this.tipFor.hidden = true;
+      this.tipFor = tip;
+      tip.hidden = false;
+      const box = this.result.getBoundingClientRect();
+      const at = anchor.getBoundingClientRect();
+      const width = Math.min(tip.offsetWidth, box.width - 16);
+      const left = Math.max(8, Math.min(at.left - box.left - 12, box.width - width - 8));
+      tip.style.left = `${left}px`;
+      tip.style.top = `${at.bottom - box.top + 6}px`;
+    }
+
+    hideTip(delay) {
+      clearTimeout(this.tipTimer);
+      const hide = () => {
+        if (this.tipFor) this.tipFor.hidden = true;
+        this.tipFor = null;
+      };
+      if (delay) this.tipTimer = setTimeout(hide, delay);
+      else hide();
+    }
+
+    citationMarker(citation, tip) {
       const href = safeUrl(citation.url);
       const marker = text(href ? "a" : "span", "cite", `[${citation.n}]`);
       if (href) marker.href = href;
+      else marker.tabIndex = 0; // its quote is still shown on focus
       marker.setAttribute("aria-label", `source ${citation.n}: ${this.describe(citation)}`);
-      return marker;
+      return this.withTip(marker, tip);
     }
 
-    sourceItem(citation) {
+    // A source: its page and section as a link, its address, and the line it rests on when the
+    // text above does not already say it (so a pointed reply shows each section's line).
+    sourceItem(citation, tip, said) {
       const item = document.createElement("li");
       item.value = Number(citation.n) || 0;
       const href = safeUrl(citation.url);
       const label = text(href ? "a" : "span", "source", this.describe(citation));
       if (href) label.href = href;
-      item.append(label, text("span", "url", String(citation.url || "")));
+      const lines = this.quotes(citation).filter((quote) => !said.includes(quote));
+      item.append(lines.length ? label : this.withTip(label, tip)); // a line on show needs no tip
+      for (const line of lines) item.append(text("q", "line", line));
+      item.append(text("span", "url", String(citation.url || "")));
       return item;
     }
   }

@@ -1,0 +1,55 @@
+"""Reading a site's layout and configuration files, for the route presets."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+
+from sitecite.ingest.routes import Rule
+
+SKIP = {"node_modules", ".git", "dist", "build", "public", "out", "_site", "static"}
+_JS_STRING = r"""\s*[:=]\s*["'`]([^"'`]*)["'`]"""
+
+
+def glob_first(base: Path, *patterns: str) -> str:
+    """The first file under base matching a pattern (relative to base), or ""."""
+    for pattern in patterns:
+        for found in sorted(base.glob(pattern)):
+            if not SKIP.intersection(found.relative_to(base).parts):
+                return found.relative_to(base).as_posix()
+    return ""
+
+
+def read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def js_value(text: str, key: str) -> str:
+    found = re.search(rf"\b{key}{_JS_STRING}", text)
+    return found.group(1).strip() if found else ""
+
+
+def rules_under(prefix: str, *texts: str) -> tuple[Rule, ...]:
+    """Rules whose regexes match under `prefix` (the generator's folder, "" at the root)."""
+    lead = re.escape(prefix + "/") if prefix else ""
+    rules = []
+    for text in texts:
+        regex, _, template = text.partition(" => ")
+        rules.append(Rule.parse(f"{lead}{regex} => {template}"))
+    return tuple(rules)
+
+
+def config_file(path: Path) -> dict[str, object]:
+    """A TOML, YAML or JSON configuration file as a mapping ({} if unreadable)."""
+    text = read(path)
+    try:
+        data = tomllib.loads(text) if path.suffix == ".toml" else yaml.safe_load(text)
+    except (tomllib.TOMLDecodeError, yaml.YAMLError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

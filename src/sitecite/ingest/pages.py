@@ -1,0 +1,254 @@
+"""One file's text to its page(s), whatever built the site: Markdown and MDX, HTML (with front
+matter too, as Jekyll allows), Astro and Vue components, JSON and YAML data.
+
+Reading never stops on a bad file: every problem that leaves something readable is a warning
+(file and line) in `Reading.warnings`, and the page is kept with what could be read. Only a
+file with nothing readable (invalid UTF-8, a data file that does not parse) raises IngestError.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from sitecite.errors import IngestError
+from sitecite.ingest.components import render_component_page
+from sitecite.ingest.data import (
+    FACTS_PAGE_ID,
+    collection_blocks,
+    facts_blocks,
+    humanise,
+    load_data,
+    render_value,
+)
+from sitecite.ingest.frontmatter import split_frontmatter
+from sitecite.ingest.html import parse_html
+from sitecite.ingest.ids import heading_anchors, page_id
+from sitecite.ingest.jekyll import JekyllSite
+from sitecite.ingest.jsx import MARKUP_PROPS
+from sitecite.ingest.kinds import FACT
+from sitecite.ingest.markdown import markdown_blocks
+from sitecite.ingest.mdx import convert_mdx
+from sitecite.ingest.routes import Router, join_url
+from sitecite.ingest.templates import strip_templates
+from sitecite.ingest.webpage import built_path, webpage
+from sitecite.types import Block, Page
+
+MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdx"}
+HTML_SUFFIXES = {".html", ".htm"}
+COMPONENT_SUFFIXES = {".astro", ".vue"}
+DATA_SUFFIXES = {".json", ".yaml", ".yml"}
+# Front-matter keys whose records are the page's machinery, never its prose.
+MACHINERY_KEYS = frozenset(
+    "images image resources aliases redirect_from redirect_to menu menus cascade outputs seo "
+    "sitemap build params headers scripts styles css js links sidebar toc".split()
+)
+RECORD_LEADS = (
+    "title",
+    "name",
+    "school",
+    "employer",
+    "company",
+    "organization",
+    "event",
+    "degree",
+    "role",
+    "position",
+    "authority",
+)
+
+
+@dataclass
+class Reading:
+    """What reading a site's files shares: routes, warnings, the generator's own context."""
+
+    router: Router = field(default_factory=Router)
+    warnings: list[IngestError] = field(default_factory=list)
+    built: bool = False
+    root: Path | None = None
+    jekyll: JekyllSite | None = None
+    jekyll_folder: str = ""
+    data_files: dict[str, Path] = field(default_factory=dict)
+    used: dict[str, str] = field(default_factory=dict)  # data file -> the page that shows it
+    fronted: set[str] = field(default_factory=set)  # files that have front matter
+
+    def warn(self, problem: IngestError) -> None:
+        self.warnings.append(problem)
+
+    def liquid_for(self, relative: str) -> JekyllSite | None:
+        folder = self.jekyll_folder
+        if self.jekyll is None or (folder and not relative.startswith(folder + "/")):
+            return None
+        return self.jekyll
+
+
+def parse_source(
+    source: str,
+    relative: str,
+    router: Router | None = None,
+    built: bool = False,
+    reading: Reading | None = None,
+) -> list[Page]:
+    """A file's text -> its page(s); the suffix of `relative` says how to read it. Pages of a
+    built site are rendered pages: their main content is extracted, their URL is their path."""
+    reading = reading or Reading(router or Router(), built=built)
+    router = reading.router
+    suffix = PurePosixPath(relative).suffix.lower()
+    pid = page_id(relative)
+    if suffix in MARKDOWN_SUFFIXES:
+        return [_markdown_page(source, relative, pid, reading, mdx=suffix == ".mdx")]
+    if suffix in HTML_SUFFIXES and reading.built:
+        page = webpage(source, relative, pid, join_url(router.base_url, built_path(relative)))
+        return [page] if page.blocks else []
+    if suffix in HTML_SUFFIXES:
+        return [_html_page(source, relative, pid, reading)]
+    if suffix in COMPONENT_SUFFIXES:
+        return [_component_page(source, relative, pid, reading, vue=suffix == ".vue")]
+    data = load_data(source, relative, reading.warn)
+    if isinstance(data, dict):
+        title, blocks = facts_blocks(data, relative)
+        return [Page(FACTS_PAGE_ID, relative, title, "", tuple(blocks), "facts", {})]
+    if isinstance(data, list):
+        records = tuple(collection_blocks(data, relative))
+        url = router.url(pid, {}, relative)
+        return [Page(pid, relative, title_from(pid), url, records, "data", {})]
+    raise IngestError(
+        "a data file must hold a mapping (profile facts) or a list of records", relative
+    )
+
+
+def _markdown_page(source: str, relative: str, pid: str, reading: Reading, mdx: bool) -> Page:
+    matter = split_frontmatter(source, relative, reading.warn)
+    front, body = matter.data, matter.body
+    if matter.offset:
+        reading.fronted.add(relative)
+    exported: dict[str, str] = {}
+    liquid = reading.liquid_for(relative)
+    rendered = liquid is not None and ("{%" in body or "{{" in body)
+    if liquid is not None:
+        body = liquid.render(body, front, relative, reading.warn)
+    if mdx:
+        document = convert_mdx(
+            strip_templates(body, mdx=True), relative, reading.warn, _resolver(reading, relative)
+        )
+        body, exported = document.markdown, document.metadata
+    else:
+        body = strip_templates(body)
+    blocks, extra = markdown_blocks(body, str(front.get("title", "")), matter.offset, mdx=mdx)
+    blocks = heading_anchors(blocks, str(extra["first_h1"]), reading.router.anchor_style)
+    shown = source if rendered else body
+    blocks += record_blocks(front, shown, matter.offset)
+    # Front matter, then the page's h1, then `export const metadata` (what <title> shows).
+    named = front.get("title") or extra["first_h1"] or exported.get("title") or front.get("name")
+    headings = [b.heading for b in blocks if b.level]
+    title = " ".join(str(named or (headings[0] if headings else "") or title_from(pid)).split())
+    described = {**exported, **front}  # exported metadata fills in, never overrides
+    summary = described.get("summary") or described.get("description") or ""
+    metadata = {
+        **described,
+        "title": title,
+        "summary": summary if isinstance(summary, str) else render_value(summary),
+        "first_h1": extra["first_h1"],
+        "code_blocks": extra["code_blocks"],
+    }
+    if reading.router.anchor_style == "none":
+        metadata["heading_ids"] = "none"
+    url = reading.router.url(pid, described, relative)
+    return Page(pid, relative, title, url, tuple(blocks), "page", metadata)
+
+
+def _resolver(reading: Reading, relative: str) -> Callable[[str], str | None]:
+    """Reads a file an MDX page imports (a partial), relative to the page; None if absent."""
+
+    def resolve(spec: str) -> str | None:
+        if reading.root is None or not spec.startswith("."):
+            return None
+        target = (reading.root / relative).parent / spec
+        try:
+            if reading.root.resolve() not in target.resolve().parents:
+                return None
+            text = target.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        return split_frontmatter(text, spec, lambda problem: None).body
+
+    return resolve
+
+
+def _html_page(source: str, relative: str, pid: str, reading: Reading) -> Page:
+    matter = split_frontmatter(source, relative, reading.warn)
+    if matter.offset:
+        reading.fronted.add(relative)
+    body = matter.body
+    liquid = reading.liquid_for(relative)
+    if liquid is not None:
+        body = liquid.render(body, matter.data, relative, reading.warn)
+    parsed = parse_html("\n" * matter.offset + strip_templates(body, markdown=False))
+    url = reading.router.url(pid, {"canonical": parsed.canonical, **matter.data}, relative)
+    blocks = [*parsed.blocks, *record_blocks(matter.data, source, matter.offset)]
+    metadata: dict[str, Any] = {**matter.data, "heading_ids": "explicit"}
+    metadata.update(first_h1=parsed.first_h1, head_title=parsed.head_title)
+    title = str(matter.data.get("title") or parsed.title or title_from(pid))
+    return Page(pid, relative, title, url, tuple(blocks), "page", metadata)
+
+
+def _component_page(source: str, relative: str, pid: str, reading: Reading, vue: bool) -> Page:
+    root = reading.root or Path(".")
+    component = render_component_page(source, root / relative, root, reading.data_files, vue)
+    for used in component.used:
+        try:
+            reading.used[used.resolve().relative_to(root.resolve()).as_posix()] = relative
+        except ValueError:
+            continue
+    parsed = parse_html(strip_templates(component.html, markdown=False))
+    url = reading.router.url(pid, {"canonical": parsed.canonical}, relative)
+    title = parsed.first_h1 or parsed.head_title or component.title or title_from(pid)
+    metadata = {"first_h1": parsed.first_h1, "head_title": parsed.head_title}
+    metadata["heading_ids"] = "explicit"
+    return Page(pid, relative, title, url, tuple(parsed.blocks), "page", metadata)
+
+
+def record_blocks(front: dict[str, Any], shown: str, offset: int) -> list[Block]:
+    """Front-matter lists of records (degrees, positions, talks, projects) as prose sections,
+    unless the page's own template shows them (`page.degrees`, `.Params.talks`)."""
+    blocks = []
+    for key, value in front.items():
+        if key.lower() in MACHINERY_KEYS or not isinstance(value, list) or not value:
+            continue
+        if f"page.{key}" in shown or f"Params.{key}" in shown or f".{key}" in shown:
+            continue
+        lines = [line for item in value if (line := _record_line(item))]
+        if len(lines) * 2 >= len(value) and lines:
+            heading = humanise(key).capitalize()
+            text = "\n".join(lines)
+            blocks.append(Block(2, heading, text, max(1, offset), kinds=(FACT,) * len(lines)))
+    return blocks
+
+
+def _record_line(item: Any) -> str:
+    """One record as a sentence: "Lead — key: value; key: value." (prose values only)."""
+    if not isinstance(item, dict):
+        return ""
+    fields = {
+        str(k): render_value(v)
+        for k, v in item.items()
+        if str(k).lower() not in MARKUP_PROPS
+        and render_value(v)
+        and not render_value(v).startswith(("/", "http", "./", "#"))
+    }
+    if not fields or not any(" " in v or v[:1].isupper() for v in fields.values()):
+        return ""
+    lead_key = next((k for k in RECORD_LEADS if fields.get(k)), next(iter(fields)))
+    lead = fields.pop(lead_key)
+    rest = "; ".join(f"{humanise(k)}: {v}" for k, v in fields.items())
+    sentence = f"{lead} — {rest}" if rest else lead
+    return sentence if sentence.endswith((".", "!", "?")) else sentence + "."
+
+
+def title_from(pid: str) -> str:
+    """Only for pages with no title, no h1 and no <title>: data collections, bare fragments."""
+    stem = re.sub(r"^\d{4}-\d\d-\d\d-", "", pid.rsplit("/", 1)[-1] or pid)
+    return stem.replace("-", " ").replace("_", " ").strip().capitalize()

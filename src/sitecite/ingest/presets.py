@@ -1,0 +1,316 @@
+"""Route presets: which generator built the folder (read from its configuration and layout,
+in the folder or in a first-level subfolder such as `website/`), and the rules, heading-id
+rule, time zone and base URL that follow from it.
+
+Each detector reads what is general about its generator: Jekyll's `permalink` and
+collections, Hugo's `[permalinks]`, an Astro content config's collections (the base each
+loads, whether its ids are built from the entry's date), Docusaurus's docs base path, the
+`pages/` file routing of Nuxt, Vite SSG, unplugin-vue-router and VitePress. Nothing is keyed to
+one site's file names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from sitecite.ingest.astro import astro_preset
+from sitecite.ingest.layout import SKIP, config_file, glob_first, js_value, read, rules_under
+from sitecite.ingest.routes import JEKYLL_STYLES, Preset, Router, Rule
+
+
+def _nextjs_app(base: Path, prefix: str) -> Preset | None:
+    evidence = glob_first(base, "app/page.md*", "app/**/page.md*")
+    if not evidence:
+        return None
+    rules = rules_under(prefix, "app => /", "app/(?P<path>.+) => /{path|nogroups}")
+    return Preset("nextjs-app", f"{evidence} is a Next.js app-router page", rules)
+
+
+def _tailwind_blog(base: Path, prefix: str) -> Preset | None:
+    evidence = glob_first(base, "data/blog/*.md*", "data/blog/**/*.md*")
+    if not evidence:
+        return None
+    rules = rules_under(
+        prefix, "data/blog/(?P<slug>.+) => /blog/{slug|nodate}", "data/authors/default => /about"
+    )
+    return Preset(
+        "tailwind-nextjs-starter-blog",
+        f"{evidence} is a post of the Tailwind Next.js starter blog",
+        rules,
+    )
+
+
+def _hugo(base: Path, prefix: str) -> Preset | None:
+    conf_name = glob_first(base, "hugo.toml", "hugo.yaml", "hugo.yml", "config.toml", "config.yaml")
+    evidence = glob_first(base, "content/*.md", "content/**/*.md")
+    if not evidence or not (conf_name or (base / "archetypes").is_dir()):
+        return None
+    config = config_file(base / conf_name) if conf_name else {}
+    texts = []
+    permalinks = config.get("permalinks") or {}
+    for section, pattern in permalinks.items() if isinstance(permalinks, dict) else ():
+        if isinstance(pattern, str) and (base / "content" / str(section)).is_dir():
+            template = _hugo_template(pattern, str(section))
+            texts.append(f"content/{re.escape(str(section))}/(?P<name>.+?) => {template}")
+    texts += [
+        "layouts => /",
+        "content(?:/_index)? => /",
+        "content/(?P<path>.+?)(?:/_index)? => /{path|lower}/",
+    ]
+    base_url = str(config.get("baseURL") or config.get("baseurl") or "")
+    zone = str(config.get("timeZone") or config.get("timezone") or "UTC")
+    return Preset(
+        "hugo",
+        f"{evidence} is Hugo content ({conf_name or 'archetypes/'})",
+        rules_under(prefix, *texts),
+        timezone=zone,
+        path_keys=("url",),
+        base_url=base_url,
+    )
+
+
+def _hugo_template(pattern: str, section: str) -> str:
+    tokens = {
+        "year": "{page.year}",
+        "month": "{page.month}",
+        "day": "{page.day}",
+        "title": "{page.title|slug}",
+        "slug": "{page.slug}",
+        "slugorfilename": "{page.slug}",
+        "filename": "{name}",
+        "contentbasename": "{name}",
+        "section": section,
+    }
+    filled = re.sub(r":(\w+)", lambda m: tokens.get(m.group(1), ""), pattern)
+    return "/" + filled.strip("/") + "/"
+
+
+def _jekyll(base: Path, prefix: str) -> Preset | None:
+    posts = glob_first(base, "_posts/*.md*", "_posts/**/*.md*", "*/_posts/*.md*", "_posts/*.html")
+    has_config = (base / "_config.yml").is_file() or (base / "_config.yaml").is_file()
+    if not posts and not has_config:
+        return None
+    config = config_file(base / "_config.yml") or config_file(base / "_config.yaml")
+    permalink = str(config.get("permalink") or "date")
+    pattern = JEKYLL_STYLES.get(permalink, permalink)
+    pretty = pattern.endswith("/")
+    post = _jekyll_template(pattern)
+    texts = [r"(?:(?P<cat>.+)/)?_posts/(?:.*/)?(?P<file>[^/]+) => " + post]
+    for name, options in _collections(config).items():
+        if options.get("output"):
+            permalink_c = str(options.get("permalink") or "/:collection/:path/")
+            template = _jekyll_template(permalink_c.replace(":collection", name))
+            texts.append(f"_{re.escape(name)}/(?P<path>.+) => {template}")
+    texts += ["index => /", r"(?P<path>.+) => /{path}" + ("/" if pretty else ".html")]
+    url = str(config.get("url") or "").rstrip("/") + str(config.get("baseurl") or "")
+    evidence = f"{posts} is a Jekyll post" if posts else "_config.yml is Jekyll's"
+    return Preset(
+        "jekyll",
+        f"{evidence}; permalink {permalink}",
+        rules_under(prefix, *texts),
+        anchors="kramdown",
+        timezone=str(config.get("timezone") or "UTC"),
+        base_url=url,
+    )
+
+
+def _collections(config: dict[str, object]) -> dict[str, dict[str, object]]:
+    """Jekyll's `collections:` as name -> options (a list of names has no options)."""
+    raw = config.get("collections")
+    if isinstance(raw, list):
+        return {str(name): {} for name in raw}
+    if isinstance(raw, dict):
+        return {str(k): (v if isinstance(v, dict) else {}) for k, v in raw.items()}
+    return {}
+
+
+def _jekyll_template(pattern: str) -> str:
+    tokens = {
+        "year": "{page.year}",
+        "month": "{page.month}",
+        "day": "{page.day}",
+        "i_month": "{page.month}",
+        "i_day": "{page.day}",
+        "title": "{page.slug}",
+        "slug": "{page.slug|slug}",
+        "categories": "{cat|lower}/{page.categories}",
+        "output_ext": ".html",
+        "path": "{path}",
+        "name": "{page.slug}",
+    }
+    return re.sub(r":([a-z_]+)", lambda m: tokens.get(m.group(1), ""), pattern)
+
+
+def _gatsby(base: Path, prefix: str) -> Preset | None:
+    conf_name = glob_first(base, "gatsby-config.*")
+    if not conf_name:
+        return None
+    config = read(base / conf_name) + read(base / "package.json")
+    ids = re.search(r"autolink-headers|rehype-slug|remark-slug|rehype-autolink", config)
+    texts = ["src/pages => /", "src/pages/(?P<path>.+) => /{path}/", "(?P<path>.+) => /{path}/"]
+    return Preset(
+        "gatsby",
+        f"{conf_name} is Gatsby's; a front-matter slug is the page's path"
+        + ("" if ids else "; its headings have no ids"),
+        rules_under(prefix, *texts),
+        anchors="github" if ids else "none",
+        slug="path",
+        base_url=js_value(config, "siteUrl"),
+    )
+
+
+def _docusaurus(base: Path, prefix: str) -> Preset | None:
+    conf_name = glob_first(base, "docusaurus.config.*")
+    if not conf_name:
+        return None
+    config = read(base / conf_name)
+    route = js_value(config, "routeBasePath")
+    docs_base = "/docs" if not route else ("" if route.strip("/") == "" else "/" + route.strip("/"))
+    docs_path = re.search(r"""\bpath\s*:\s*["']([^"']*docs[^"']*)["']""", config)
+    docs = docs_path.group(1) if docs_path else "docs"
+    docs_folder = (Path(prefix) / docs).as_posix() if prefix else docs
+    docs_folder = re.sub(r"(^|/)[^/]+/\.\./", r"\1", docs_folder).removeprefix("./")
+    slash = "/" if re.search(r"trailingSlash\s*:\s*true", config) else ""
+    texts = [
+        rf"{re.escape(docs_folder)}/(?:(?P<dir>.+)/)?(?P<name>[^/]+)/(?P=name) => "
+        f"{docs_base}/{{dir|nonumbers}}/{{name|nonumbers}}{slash}",
+        rf"{re.escape(docs_folder)}/(?:(?P<dir>.+)/)?README => "
+        f"{docs_base}/{{dir|nonumbers}}{slash}",
+        rf"{re.escape(docs_folder)}/(?P<path>.+) => {docs_base}/{{path|nonumbers}}{slash}",
+        rf"{re.escape(docs_folder)} => {docs_base or '/'}",
+    ]
+    lead = f"{prefix}/" if prefix else ""
+    blog = [
+        rf"blog/(?:(?P<y>\d{{4}})-(?P<m>\d\d)-(?P<d>\d\d)-)(?P<slug>[^/]+) => "
+        f"/blog/{{y}}/{{m}}/{{d}}/{{slug}}{slash}",
+        f"blog/(?P<path>.+) => /blog/{{path}}{slash}",
+        "src/pages => /",
+        f"src/pages/(?P<path>.+) => /{{path}}{slash}",
+    ]
+    rules = tuple(Rule.parse(t) for t in texts) + rules_under(prefix, *blog)
+    site = js_value(config, "url").rstrip("/")
+    base_path = js_value(config, "baseUrl").rstrip("/")
+    return Preset(
+        "docusaurus",
+        f"{lead}{conf_name} is Docusaurus's (docs in {docs_folder}/ at {docs_base or '/'})",
+        rules,
+        base_url=site + base_path if site else "",
+        slug_root=docs_base,
+    )
+
+
+def _vitepress(base: Path, prefix: str) -> Preset | None:
+    conf_name = glob_first(base, ".vitepress/config.*", "*/.vitepress/config.*")
+    if not conf_name:
+        return None
+    source = str(Path(conf_name).parent.parent.as_posix())
+    folder = "/".join(p for p in (prefix, "" if source == "." else source) if p)
+    config = read(base / conf_name)
+    ext = "" if re.search(r"cleanUrls\s*:\s*true", config) else ".html"
+    lead = re.escape(folder + "/") if folder else ""
+    texts = [
+        f"{lead}(?:(?P<dir>.+)/)?index => /{{dir}}/",
+        f"{lead}(?P<path>.+) => /{{path}}{ext}",
+    ]
+    if folder:
+        texts.insert(0, f"{re.escape(folder)} => /")
+    return Preset(
+        "vitepress",
+        f"{conf_name} is VitePress's (pages from {folder or 'the root'})",
+        tuple(Rule.parse(t) for t in texts),
+        anchors="vitepress",
+        base_url=js_value(config, "hostname"),
+    )
+
+
+def _vue_pages(base: Path, prefix: str) -> Preset | None:
+    """File routing from `pages/` (Nuxt, vite-plugin-pages, Vite SSG, unplugin-vue-router)."""
+    conf_name = glob_first(base, "nuxt.config.*", "vite.config.*")
+    if not conf_name:
+        return None
+    for folder in ("pages", "src/pages"):
+        evidence = glob_first(base, f"{folder}/*.md", f"{folder}/*.vue", f"{folder}/**/*.md")
+        if evidence:
+            break
+    else:
+        return None
+    texts = [
+        f"{re.escape(folder)}/(?:(?P<dir>.+)/)?index => /{{dir}}",
+        f"{re.escape(folder)}/(?P<path>.+) => /{{path}}",
+    ]
+    return Preset(
+        "vue-pages",
+        f"{evidence} is routed by its path in {folder}/ ({conf_name})",
+        rules_under(prefix, *texts),
+    )
+
+
+DETECTORS: tuple[Callable[[Path, str], Preset | None], ...] = (
+    _nextjs_app,
+    _tailwind_blog,
+    _docusaurus,
+    _vitepress,
+    _vue_pages,
+    _gatsby,
+    _hugo,
+    _jekyll,
+    astro_preset,
+)
+
+
+def _bases(root: Path) -> list[tuple[Path, str]]:
+    """The folder itself, then its first-level subfolders (a site kept in `website/`)."""
+    found = [(root, "")]
+    for child in sorted(root.iterdir()) if root.is_dir() else []:
+        if child.is_dir() and not child.name.startswith((".", "_")) and child.name not in SKIP:
+            found.append((child, child.name))
+    return found
+
+
+def _static_html(root: Path) -> Preset | None:
+    """Hand-written HTML: each page is served at its file's path (`index.html` at its folder)."""
+    evidence = glob_first(root, "index.html", "*.html")
+    if not evidence or glob_first(root, "*.md", "**/*.md", "**/*.mdx"):
+        return None
+    rules = (
+        Rule.parse("(?:(?P<dir>.+)/)?index => /{dir}/"),
+        Rule.parse("(?P<path>.+) => /{path}.html"),
+    )
+    return Preset("static-html", f"{evidence}: hand-written HTML, served at its file paths", rules)
+
+
+def detect_presets(root: Path) -> list[Preset]:
+    """Every generator convention the folder (or a first-level subfolder) shows; a folder of
+    HTML and nothing else is a hand-written site."""
+    found: list[Preset] = []
+    names: set[str] = set()
+    for detector in DETECTORS:
+        for base, prefix in _bases(root):
+            preset = detector(base, prefix)
+            if preset is not None and preset.name not in names:
+                names.add(preset.name)
+                found.append(dataclasses.replace(preset, folder=prefix))
+                break
+    if not found and (static := _static_html(root)) is not None:
+        found.append(static)
+    return found
+
+
+def router_for(
+    base_url: str,
+    routes: Sequence[str],
+    route: str,
+    root: Path | None,
+    presets: bool,
+    anchors: str = "auto",
+) -> Router:
+    """The router of a site: the owner's rules, then the presets detected in `root` (when
+    `presets` is on), then the catch-all `route`; the base URL falls back to the generator's
+    config."""
+    detected = detect_presets(root) if presets and root is not None else []
+    if not base_url:
+        base_url = next((p.base_url for p in detected if p.base_url), "")
+    return Router(base_url, [Rule.parse(r) for r in routes], detected, Rule.parse(route), anchors)
