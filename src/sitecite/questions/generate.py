@@ -21,7 +21,7 @@ import numpy as np
 
 from sitecite.errors import InputError
 from sitecite.pipeline import Engine
-from sitecite.questions import adversarial, answerable, bait
+from sitecite.questions import adversarial, answerable, bait, titles
 from sitecite.questions.check import answered_because, duplicates, names_on_site
 from sitecite.questions.model import DEFAULT_COUNTS, Candidate, Dropped, GeneratedSet
 from sitecite.questions.neighbours import Member, Named, named_members, table
@@ -104,8 +104,8 @@ class OfflineWriter:
             *answerable.setup_questions(site, owner),
             *answerable.statement_questions(site, owner, known),
             *answerable.published_questions(site, owner),
-            *answerable.heading_questions(site, owner),
-            *answerable.topic_questions(site, owner, known),
+            *titles.heading_questions(site, owner),
+            *titles.topic_questions(site, owner, known),
         ]
 
     def bait(self, reading: Reading, count: int) -> list[Candidate]:
