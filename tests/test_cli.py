@@ -161,3 +161,6 @@ def test_demo_without_server_answers_three_questions(example_index: Path, tmp_pa
     assert text.count("\nQ: ") == 4
     assert "[1]" in text and "The site doesn't say." in text
     assert "couldn't find a direct answer" in text  # the near miss is pointed, not refused
+    baited = re.search(r"baited (\d+) times, answered (\d+)", text)
+    assert baited and int(baited.group(1)) == 6
+    assert len(re.findall(r"^  (?:refused|pointed|ANSWERED) +\S", text, flags=re.M)) == 6

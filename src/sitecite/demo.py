@@ -73,6 +73,7 @@ def run_demo(
 ) -> int:
     settings = settings or load_settings({})
     index_path = prepare_example_index(index_dir, settings, out)
+    bait_example(index_path, settings, out)
     if serve:
         from sitecite.serve import run_server
 
@@ -92,3 +93,20 @@ def run_demo(
         result, _ = answer(engine, question)
         print(f"\nQ: {question}\n{result.to_text()}", file=out, flush=True)
     return 0
+
+
+def bait_example(index_path: Path, settings: Settings, out: TextIO, count: int = 6) -> None:
+    """Write bait for the example site (`sitecite questions`), ask it, and print what it did."""
+    from sitecite.pipeline import Engine, answer
+    from sitecite.questions import Plan, generate_questions
+
+    engine = Engine.load(index_path, settings)
+    made = generate_questions(engine, Plan(answerable=0, bait=count, adversarial=0))
+    print(f"baiting it with {len(made.questions)} questions the site does not answer:", file=out)
+    answered = 0
+    for candidate in made.questions:
+        result, _ = answer(engine, candidate.question)
+        answered += not result.refused  # a pointed reply gives no answer: the bait was refused
+        outcome = str(result.outcome) if result.refused else "ANSWERED"
+        print(f"  {outcome:<8}  {candidate.question}", file=out, flush=True)
+    print(f"  baited {len(made.questions)} times, answered {answered}", file=out, flush=True)

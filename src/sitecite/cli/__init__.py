@@ -185,6 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_eval_parser(sub)
     _add_serve_parser(sub)
     _add_gaps_parser(sub)
+    _add_questions_parser(sub)
     return parser
 
 
@@ -210,6 +211,12 @@ def _add_gaps_parser(sub: Any) -> None:
     from sitecite.cli.gaps import add_gaps_parser
 
     add_gaps_parser(sub, command)
+
+
+def _add_questions_parser(sub: Any) -> None:
+    from sitecite.cli.questions import add_questions_parser
+
+    add_questions_parser(sub, command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

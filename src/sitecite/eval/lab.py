@@ -211,7 +211,21 @@ def _summary(summary: dict[str, Any]) -> str:
         )
     if summary.get("errors"):
         extra += el("p", "Pipeline errors: " + escape(", ".join(summary["errors"])), class_="fail")
+    extra += _bait_line(summary.get("bait"))
     return el("h2", "Summary", id="summary") + el("div", "".join(cards), class_="cards") + extra
+
+
+def _bait_line(bait: dict[str, int] | None) -> str:
+    """The line "Baited N times, answered M": questions the site does not answer, answered."""
+    if not bait or not bait.get("asked"):
+        return ""
+    answered = bait["answered"]
+    return el(
+        "p",
+        f"Baited {bait['asked']} times, answered {answered}.",
+        class_="fail" if answered else None,
+        id="bait",
+    )
 
 
 def _outcome_card(outcomes: dict[str, int]) -> str:

@@ -98,6 +98,7 @@ def summarise(
         if (members := [q for q in questions if q["category"] == category])
     }
     summary["refusal"] = _refusal(questions)
+    summary["bait"] = _bait(questions)
     attacks = sorted({str(q["attack"]) for q in questions if q.get("attack")})
     summary["attacks"] = {
         a: _rate(q["passed"] for q in questions if q.get("attack") == a).to_json() for a in attacks
@@ -168,6 +169,13 @@ def _refusal(questions: Sequence[dict[str, Any]]) -> dict[str, Any]:
             sorted(_count(q["refusal_reason"] for q in questions if q["refused"]).items())
         ),
     }
+
+
+def _bait(questions: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Abstention questions (bait: the site does not answer them) and how many were answered
+    anyway: the lab's "baited N times, answered M"."""
+    baited = [q for q in questions if q["category"] == "abstention"]
+    return {"asked": len(baited), "answered": sum(not q["refused"] for q in baited)}
 
 
 def _checks(questions: Sequence[dict[str, Any]]) -> dict[str, Any]:
