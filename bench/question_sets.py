@@ -2,7 +2,7 @@
 the mechanical checks (every swapped name absent from the site's text, no two questions
 closer than the duplicate cosine), and the set run through `sitecite eval` unchanged.
 
-    python bench/question_sets.py [--sites jarvis,shazow] [--out DIR] [--seed S] [--no-eval]
+    python -m bench.question_sets [--sites jarvis,shazow] [--out DIR] [--seed S] [--no-eval]
                                   [--indexes DIR]
 
 Each site is indexed from a copy of ../shared/data/sites/<site> without its evaluation files
@@ -23,8 +23,8 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from _common import CACHE, DATA, console, require
 
+from bench._common import CACHE, DATA, console, require
 from sitecite.config import load_settings
 from sitecite.embed import embedder_for
 from sitecite.eval import evaluate
