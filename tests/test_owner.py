@@ -262,3 +262,40 @@ def test_a_place_the_visitor_names_does_not_make_the_question_unanswerable(
     result, trace = answer(profile_engine, "I'm a recruiter at Acme. Did Sami work at Acme?")
     entities = next(c for c in trace.checks if c.name == "entities")
     assert result.refused and not entities.passed and "Acme" in entities.detail, trace.checks
+
+
+ABOUT_PROSE = """---
+title: About
+---
+
+Hi, I'm Mara Lind. I am a staff engineer at Fernwood Labs, where I build data pipelines.
+I live in Tromsø with two cats.
+"""
+
+POST = """---
+title: Notes on pipelines
+author: Mara Lind
+---
+
+## Retries
+
+Every job in my pipelines retries three times before it pages anyone.
+"""
+
+
+def test_a_question_about_the_owner_is_answered_from_their_about_page(
+    embedder: Embedder, settings: Settings, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Most sites describe their owner in prose on a home or about page, not in profile data:
+    what the owner does is answered directly from there, even when only sure answers are
+    given; a question the page does not answer is pointed at it."""
+    sure = settings.model_copy(update={"direct_answers": "sure"})
+    pages = {"about.md": ABOUT_PROSE, "notes/pipelines.md": POST}
+    engine = engine_for_pages(tmp_path_factory.mktemp("about"), pages, embedder, sure)
+    result, _ = answer(engine, "What does Mara do for a living?")
+    assert result.outcome == "answered" and "Fernwood Labs" in result.answer
+    assert result.citations[0].id.split("#")[0] == "about"
+    retries, _ = answer(engine, "How many times does a job retry?")
+    assert retries.outcome == "answered" and "three times" in retries.answer  # a count
+    why, _ = answer(engine, "Why did she choose Tromsø?")
+    assert why.outcome != "answered"

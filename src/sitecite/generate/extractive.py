@@ -46,12 +46,13 @@ from sitecite.generate.features import (
 )
 from sitecite.generate.follow import NEEDS as FOLLOWER_NEEDS
 from sitecite.generate.follow import default_follower
-from sitecite.generate.overview import lead_with, overview_lead
-from sitecite.generate.owner import keyed_facts, owner_facts
+from sitecite.generate.overview import lead_with, overview_lead, page_lead
+from sitecite.generate.owner import describes_owner, keyed_facts, owner_facts
 from sitecite.generate.pointer import best_lines, pointed
 from sitecite.generate.ranker import Ranker, default_ranker
 from sitecite.generate.select import merge, orphaned_lead_in, passages_for, shown
-from sitecite.question import Part, Reading, proper_names
+from sitecite.ingest.kinds import FACT, QUOTABLE
+from sitecite.question import ROLE, SITE, WHO, Part, Reading, proper_names
 from sitecite.screen import answer_kind, has_answer_kind
 from sitecite.tokens import content_stems
 from sitecite.types import Check, Draft, Section
@@ -78,7 +79,9 @@ class Proposal:
 
 
 STRATEGIES = ("profile", "overview", "ranked")  # tried in this order for each part
-SURE = ("profile", "overview")  # strategies whose answers are given directly whatever they ask
+# answers given directly whatever they ask: profile facts, a page's summary, and the ranked
+# answer to a question about the owner when it comes from a page that describes the owner
+SURE = ("profile", "overview", "about")
 # what the decision to answer directly reads (decision_features, answer_features)
 DIRECT_FEATURES = (
     *("profile", "overview", "answerable", "lead_score", "margin", "lead_cosine"),
@@ -234,8 +237,12 @@ class ExtractiveGenerator(Generator):
                 "profile", part.text, merge(shown_facts), items[facts[0]], features=features
             )
         lead = self.from_overview(context, part, ranked, whole)
+        summary = "overview" if lead is not None else ""
+        if lead is None:
+            lead = self.from_bio(context, part, ranked)
+            summary = "about" if lead is not None else ""
         probability = 1.0
-        if lead is not None:  # a question about a whole page: its summary leads
+        if lead is not None:  # a question about a whole page or person: its summary leads
             ranked = lead_with(ranked, lead)
             judged.append(f"'{part.text}': asks about a page the context holds")
         else:
@@ -250,10 +257,21 @@ class ExtractiveGenerator(Generator):
             return Proposal("ranked", part.text, [], lead_item, planned=lead_item)
         # a question of several parts gets one sentence per part; a single one, followers
         room = self.max_sentences - 1 if whole else 0
-        chosen = passages_for(
-            ranked, context.sections, part.text, self.follower, room, keep_lead=lead is not None
-        )
-        strategy = "overview" if lead is not None else "ranked"
+        if summary == "about":  # a bio is said as it opens, its sentences in their order
+            chosen = [opening(context.sections[lead_item.section_position], lead_item, room + 1)]
+        else:
+            chosen = passages_for(
+                ranked, context.sections, part.text, self.follower, room, keep_lead=bool(summary)
+            )
+        strategy = summary or "ranked"
+        lead_section = context.sections[lead_item.section_position]
+        if (
+            strategy == "ranked"
+            and part.owner
+            and describes_owner(lead_section, context.index.subject)
+        ):
+            # who they are, what they do, where: said on the page where the owner says it
+            strategy = "about"
         features = decision_features(ranked, ranked.eligible[0], part, strategy, probability)
         return Proposal(strategy, part.text, chosen, lead_item, features=features)
 
@@ -289,6 +307,18 @@ class ExtractiveGenerator(Generator):
             return owner_facts(ranked, context.sections, part.owner)
         is_owner = context.index.is_subject
         return keyed_facts(ranked, order, context.sections, part.text, is_owner)
+
+    def from_bio(self, context: Context, part: Part, ranked: Ranked) -> int | None:
+        """Strategy 2b: who the owner is or what they do, asked of a site that says it in
+        prose: the opening of the closest page that describes the owner (their home or about
+        page), as a question about a page is answered by its summary."""
+        if not (self.overview and part.owner in (WHO, ROLE, SITE)):
+            return None
+        owner = context.index.subject
+        for section in context.sections:
+            if describes_owner(section, owner) and FACT not in section.sentence_kinds:
+                return page_lead(ranked, context.sections, section.page_id)
+        return None
 
     def from_overview(
         self, context: Context, part: Part, ranked: Ranked, whole: bool
@@ -485,7 +515,7 @@ def decision_features(
     others = [i for i in eligible if i != lead]
     score = float(ranked.scores[lead])
     return {
-        "profile": float(strategy == "profile"),
+        "profile": float(strategy in ("profile", "about")),
         "overview": float(strategy == "overview"),
         "answerable": probability,
         "lead_score": score,
@@ -507,3 +537,19 @@ def answer_features(proposals: Sequence[Proposal], parts: int) -> dict[str, floa
         return {}
     weakest = min(answered, key=lambda p: p.features["answerable"])
     return {**weakest.features, "parts_answered": len(answered) / max(parts, 1)}
+
+
+BIO_SENTENCES = 2  # of a bio's opening, the sentences said for "who are you?"
+
+
+def opening(section: Section, lead: Candidate, most: int) -> Passage:
+    """The lead and the quotable sentences after it in its section, in order: how a page
+    that describes its owner opens ("Hi, I'm Mara Lind. I am a staff engineer at...")."""
+    said = [lead.text]
+    pairs = zip(section.sentences, section.sentence_kinds, strict=True)
+    for number, (text, kind) in enumerate(pairs):
+        if len(said) >= min(most, BIO_SENTENCES):
+            break
+        if number > lead.sentence_position and kind in QUOTABLE:
+            said.append(text)
+    return Passage(lead.section_position, tuple(said))

@@ -29,28 +29,33 @@ def overview_lead(ranked: Ranked, sections: Sequence[Section], topic: str) -> in
     asked = content_stems(topic)
     if not asked:
         return None
-    items = ranked.candidates.items
     named = [(_overlap(asked, content_stems(s.title)), s) for s in sections]
     # the page whose title is closest to the topic ("Part II" loses to the page without it)
     for _, section in sorted((m for m in named if m[0] > 0), key=lambda m: -m[0]):
-        on_page = [
-            i
-            for i, item in enumerate(items)
-            if sections[item.section_position].page_id == section.page_id
-        ]
-        summary = [i for i in on_page if items[i].kind == SUMMARY]
-        first = sorted(
-            (i for i in on_page if items[i].kind == PROSE),
-            key=lambda i: (
-                not _opens_page(sections[items[i].section_position]),
-                items[i].section_position,
-                items[i].sentence_position,
-            ),
-        )
-        lead = summary or first
-        if lead:
-            return lead[0]
+        lead = page_lead(ranked, sections, section.page_id)
+        if lead is not None:
+            return lead
     return None
+
+
+def page_lead(ranked: Ranked, sections: Sequence[Section], page_id: str) -> int | None:
+    """The candidate that says what a page is: its summary sentence (front matter
+    description), else its first prose sentence; None when no candidate is on the page."""
+    items = ranked.candidates.items
+    on_page = [
+        i for i, item in enumerate(items) if sections[item.section_position].page_id == page_id
+    ]
+    summary = [i for i in on_page if items[i].kind == SUMMARY]
+    first = sorted(
+        (i for i in on_page if items[i].kind == PROSE),
+        key=lambda i: (
+            not _opens_page(sections[items[i].section_position]),
+            items[i].section_position,
+            items[i].sentence_position,
+        ),
+    )
+    lead = summary or first
+    return lead[0] if lead else None
 
 
 def _opens_page(section: Section) -> bool:

@@ -64,19 +64,21 @@ _KEY = re.compile(r"(?:^|;\s*|—\s*)([A-Za-z][\w ]{0,30}?):\s")
 ABOUT_PATHS = frozenset({"about", "about-me", "bio", "me", "profile", "resume", "cv", "now"})
 
 
-def about_sections(sections: Sequence[Section], owner: str = "") -> list[Section]:
-    """The sections of the pages where the site describes its owner: its profile facts, its
-    home page, a page at one of the ABOUT_PATHS ("/about/", "/resume/"), or a page titled
-    with the owner's name; a home or about page is written as prose on most sites, not as
+def describes_owner(section: Section, owner: str = "") -> bool:
+    """Whether a section is on a page where the site describes its owner: its profile facts,
+    its home page, a page at one of the ABOUT_PATHS ("/about/", "/resume/"), or a page titled
+    with the owner's name. Most sites write their home or about page as prose, not as
     profile data."""
+    if FACT in section.sentence_kinds and _is_profile(section):
+        return True
+    path = urlsplit(section.url).path.strip("/").lower()
+    titled = bool(owner) and section.title.strip().lower() == owner.lower()
+    return not path or path.rsplit("/", 1)[-1] in ABOUT_PATHS or titled
 
-    def about(section: Section) -> bool:
-        path = urlsplit(section.url).path.strip("/").lower()
-        last = path.rsplit("/", 1)[-1]
-        titled = bool(owner) and section.title.strip().lower() == owner.lower()
-        return not path or last in ABOUT_PATHS or titled
 
-    return [s for s in sections if (FACT in s.sentence_kinds and _is_profile(s)) or about(s)]
+def about_sections(sections: Sequence[Section], owner: str = "") -> list[Section]:
+    """The sections of the pages where the site describes its owner (describes_owner)."""
+    return [s for s in sections if describes_owner(s, owner)]
 
 
 def owner_facts(ranked: Ranked, sections: Sequence[Section], kind: str) -> list[int]:
