@@ -5,12 +5,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import engine_for_pages
 
 from sitecite.config import Settings
 from sitecite.embed import Embedder
 from sitecite.eval.presentable import presentable, quoted_pieces
+from sitecite.generate.extractive import ExtractiveGenerator
+from sitecite.generate.ranker import Ranker
 from sitecite.ingest.kinds import normal_form
 from sitecite.pipeline import Engine, answer
 
@@ -89,7 +92,24 @@ def site_engine(
     # what these tests check is how an answer is chosen and said, not whether it is sure
     # enough to be given directly (test_sure_answers_only_what_holds_the_kind_asked_for)
     composing = settings.model_copy(update={"direct_answers": "any"})
-    return engine_for_pages(tmp_path_factory.mktemp("site"), pages, embedder, composing)
+    built = engine_for_pages(tmp_path_factory.mktemp("site"), pages, embedder, composing)
+    # a fixed ranker (closeness and coverage, equally weighted) and no answerability floor:
+    # what is checked here is how a chosen sentence is said, not which one the shipped,
+    # fitted models choose
+    fixed = ExtractiveGenerator(
+        built.sentence_threshold,
+        coverage_threshold=built.coverage_threshold,
+        ranker=fixed_ranker(),
+        answerable_threshold=0.0,
+        direct_answers="any",
+    )
+    return Engine.for_index(built.index, composing, built.embedder, fixed)
+
+
+def fixed_ranker() -> Ranker:
+    """A ranker that scores a sentence by its cosine with the question plus its coverage."""
+    names = ("cosine", "coverage")
+    return Ranker(names, np.zeros(2), np.ones(2), np.ones(2), 0.0, {})
 
 
 def test_a_list_item_answers_and_says_where_it_comes_from(site_engine: Engine) -> None:
