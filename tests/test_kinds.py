@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import shared_data
 
 from sitecite.ingest import load_site
@@ -130,6 +131,25 @@ def test_an_author_page_becomes_the_owner_profile(tmp_path: Path) -> None:
 def test_a_copyright_line_names_the_owner_when_nothing_else_does(tmp_path: Path) -> None:
     (tmp_path / "cli.md").write_text("# CLI\n\nMIT &copy; [Bo Rivers](https://x.example)\n")
     assert load_site(tmp_path).identity.owner == "Bo Rivers"
+
+
+@pytest.mark.parametrize(
+    ("name", "config"),
+    [
+        (
+            "gatsby-config.js",
+            "module.exports = {\n  siteMetadata: {\n    author: {\n      name: 'Ida Moss',\n      minibio: 'x',\n    },\n  },\n};\n",
+        ),
+        ("config.toml", 'title = "A site"\nauthor = "Ida Moss"\n'),
+        ("_config.yml", "title: A site\nauthor:\n  name: Ida Moss\n"),
+    ],
+)
+def test_the_generators_configuration_names_the_owner_the_pages_do_not(
+    tmp_path: Path, name: str, config: str
+) -> None:
+    (tmp_path / "post.md").write_text("---\ntitle: A post\n---\n\nI like bees.\n")
+    (tmp_path / name).write_text(config)
+    assert load_site(tmp_path).identity.owner == "Ida Moss"
 
 
 def test_the_word_copyright_in_prose_names_no_one(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from sitecite.errors import IngestError
 from sitecite.ingest.chunk import CHUNKER_VERSION, chunk_page
 from sitecite.ingest.components import data_index
 from sitecite.ingest.data import FACTS_PAGE_ID, NOT_CONTENT
-from sitecite.ingest.identity import Identity, with_identity
+from sitecite.ingest.identity import Identity, with_config_owner, with_identity
 from sitecite.ingest.ids import page_id, slugify
 from sitecite.ingest.jekyll import JekyllSite
 from sitecite.ingest.layout import config_file
@@ -201,6 +201,7 @@ def load_site(
     result.warnings = list(reading.warnings)
     kept = own_titles(_published(pages, result, reading, sources))
     result.pages, result.identity = with_identity(_merge_facts(kept))
+    result.identity = with_config_owner(result.identity, None if built else root)
     for page in result.pages:
         result.sections.extend(chunk_page(page, router.base_url))
     if not built:  # a rendered page's chrome is not prose it was meant to keep

@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sitecite.ingest.data import FACTS_PAGE_ID, humanise, render_value
@@ -139,3 +140,50 @@ def _with_profile(page: Page, owner: str) -> Page:
 
 def _is_short(value: Any) -> bool:
     return not isinstance(value, list) and len(render_value(value).split()) <= 4
+
+
+# Where site generators' configurations name the site's author: Jekyll and Hugo (`author`, or
+# `author.name`, `params.author`), Gatsby's and others' JavaScript (`author: {name: '...'}`).
+CONFIG_FILES = ("_config.yml", "_config.yaml", "config.toml", "hugo.toml", "config.yaml")
+JS_CONFIG_FILES = ("gatsby-config.js", "gatsby-config.ts", "docusaurus.config.js")
+_JS_AUTHOR = re.compile(
+    r"\bauthor\s*:\s*(?:\{[^{}]*?\bname\s*:\s*)?[\"'`]([^\"'`]{3,60})[\"'`]", re.DOTALL
+)
+
+
+def config_owner(root: Path) -> str:
+    """The author a site generator's configuration names in `root` (or a first-level
+    folder such as `website/`), "" when none does: the owner of a site whose pages never
+    say who wrote them."""
+    from sitecite.ingest.layout import config_file, read
+
+    folders = [root, *(p for p in sorted(root.iterdir()) if p.is_dir())] if root.is_dir() else []
+    for folder in folders:
+        for name in CONFIG_FILES:
+            data = config_file(folder / name) if (folder / name).is_file() else {}
+            params = data.get("params")
+            for value in (
+                data.get("author"),
+                params.get("author") if isinstance(params, dict) else None,
+            ):
+                person = value.get("name") if isinstance(value, dict) else value
+                if isinstance(person, str) and _looks_like_a_name(person):
+                    return person.strip()
+        for name in JS_CONFIG_FILES:
+            match = _JS_AUTHOR.search(read(folder / name)) if (folder / name).is_file() else None
+            if match and _looks_like_a_name(match.group(1)):
+                return match.group(1).strip()
+    return ""
+
+
+def _looks_like_a_name(text: str) -> bool:
+    """Two or three capitalised words: "Andrey Petrov", not "me" or a URL."""
+    return bool(re.fullmatch(r"[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){1,2}", text.strip()))
+
+
+def with_config_owner(identity: Identity, root: Path | None) -> Identity:
+    """The identity, with the configuration's author when the pages name no owner."""
+    if identity.owner or root is None:
+        return identity
+    owner = config_owner(root)
+    return Identity(owner, (owner,)) if owner else identity
