@@ -138,7 +138,8 @@ def test_a_copyright_line_names_the_owner_when_nothing_else_does(tmp_path: Path)
     [
         (
             "gatsby-config.js",
-            "module.exports = {\n  siteMetadata: {\n    author: {\n      name: 'Ida Moss',\n      minibio: 'x',\n    },\n  },\n};\n",
+            "module.exports = {\n  siteMetadata: {\n    author: {\n"
+            "      name: 'Ida Moss',\n      minibio: 'x',\n    },\n  },\n};\n",
         ),
         ("config.toml", 'title = "A site"\nauthor = "Ida Moss"\n'),
         ("_config.yml", "title: A site\nauthor:\n  name: Ida Moss\n"),
