@@ -20,8 +20,11 @@ its answer-keys.json merged in as `must_contain`; `--half held` runs the sets wr
 round by a reader who never saw the code (bench/questions/<site>-held.json), which nothing is
 tuned on. A set that does not load (a source id the index lacks) is reported, not fatal.
 
-    python -m bench.site_answers [--half dev|test|fresh|held] [--site S ...] [--show] [--json]
-        [--answerable-threshold P] [--indexes DIR]
+    python -m bench.site_answers [--half dev|test|fresh|held] [--set sites|owner] [--site S ...]
+        [--show] [--json] [--answerable-threshold P] [--indexes DIR]
+
+`--set owner` runs the questions about the owner (who they are, what they do, how to reach
+them: bench/questions/owner-<site>-<half>.json) on jarvis, timlrx and the example site.
 """
 
 from __future__ import annotations
@@ -37,11 +40,16 @@ from bench._common import CACHE, DATA, REPO, console
 
 SITES = ("jarvis", "timlrx", "shazow", "benbalter", "lengstorf", "alanaktion")
 QUESTIONS = REPO / "bench" / "questions"
+OWNER_SITES = ("jarvis", "timlrx", "example")  # bench/questions/owner-<site>-<half>.json
 POINTED_SHOWN = 3  # a pointed reply's sections a visitor reads: the first three
 
 
-def question_file(site: str, half: str) -> Path | None:
-    """The question set of a site's half, with key facts as `must_contain`; None if absent."""
+def question_file(site: str, half: str, owner: bool = False) -> Path | None:
+    """The question set of a site's half, with key facts as `must_contain`; None if absent.
+    `owner`: the questions about the site's owner (bench/questions/owner-<site>-<half>.json)."""
+    if owner:
+        path = QUESTIONS / f"owner-{site}-{half}.json"
+        return path if path.exists() else None
     own = QUESTIONS / f"{site}-{half}.json"
     if own.exists():
         return own
@@ -160,7 +168,8 @@ def engine_for(site: str, embedder: Any, settings: Any, prebuilt: Path | None = 
     if prebuilt is not None:
         return Engine.load(prebuilt / site, settings)
     index_dir = CACHE / "sites" / site
-    build_index(site_content(site), index_dir, embedder)
+    content = REPO / "examples" / "site" if site == "example" else site_content(site)
+    build_index(content, index_dir, embedder)
     return Engine.load(index_dir, settings)
 
 
@@ -180,7 +189,7 @@ def show(graded: Sequence[Graded]) -> None:
             mark = "ok " if g.correct else ("pg " if g.right_page else "BAD")
         else:
             mark = "ok " if g.outcome != "answered" else "BAD"
-        out.print(f"[bold]{mark} {g.id}[/bold] [{g.outcome}] {g.question}", highlight=False)
+        out.print(f"{mark} {g.id} ({g.outcome}) {g.question}", highlight=False, markup=False)
         out.print(f"    {g.text}", highlight=False, markup=False)
         out.print(f"    cites {', '.join(g.cited) or '-'} | {g.reason}", markup=False)
 
@@ -229,7 +238,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--half", choices=["dev", "test", "fresh", "held"], default="dev")
-    parser.add_argument("--site", choices=SITES, action="append")
+    parser.add_argument(
+        "--set",
+        choices=["sites", "owner"],
+        default="sites",
+        dest="which",
+        help="owner: the questions about the owner (jarvis, timlrx and the example site)",
+    )
+    parser.add_argument("--site", choices=(*SITES, "example"), action="append")
     parser.add_argument("--show", action="store_true", help="print every answer and its grade")
     parser.add_argument("--json", action="store_true", help="one JSON object on the last line")
     parser.add_argument("--answerable-threshold", type=float)
@@ -243,11 +259,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = load_settings(overrides, config_file=None, environ={})
     embedder = get_embedder(settings.embedder, threads=2)
     all_figures: dict[str, dict[str, Any]] = {}
-    for site in args.site or SITES:
-        if not (DATA / "sites" / site).exists():
+    owner = args.which == "owner"
+    for site in args.site or (OWNER_SITES if owner else SITES):
+        if site != "example" and not (DATA / "sites" / site).exists():
             console().print(f"{site}: ../shared/data/sites/{site} not found; skipped")
             continue
-        path = question_file(site, args.half)
+        path = question_file(site, args.half, owner)
         if path is None:
             console().print(f"{site}: no {args.half} questions; skipped")
             continue

@@ -314,3 +314,27 @@ def test_a_pages_opening_ranked_above_its_admitted_section_is_admitted(
     # an opening ranked below every admitted section of its page stays out
     below = hits(("branch#renaming-locally", True), ("branch#intro", False))
     assert with_page_openings(below) == below
+
+
+def test_a_pointed_reply_names_the_closest_pages_the_gate_left_out(engine: Engine) -> None:
+    """Told there is no direct answer, a visitor is still owed the closest pages: after the
+    admitted sections, the closest the gate left out, one per page, up to three, each with
+    its line nearest the question."""
+    question = "How did she stop shoppers from getting charged twice when they double-clicked?"
+    first, trace = answer(engine, question)
+    top = max(hit.cosine for hit in trace.hits)
+    narrow = Engine.for_index(
+        engine.index,
+        engine.settings.model_copy(update={"threshold": top - 1e-4, "direct_answers": "sure"}),
+        engine.embedder,
+    )
+    result, narrowed = answer(narrow, question)
+    assert sum(hit.admitted for hit in narrowed.hits) == 1
+    assert result.outcome == "pointed" and len(result.citations) == 3
+    pages = {c.id.split("#")[0] for c in result.citations}
+    assert len(pages) == 3
+    left_out = {hit.section.id for hit in narrowed.hits if not hit.admitted}
+    assert {c.id for c in result.citations[1:]} <= left_out
+    for citation in result.citations:
+        section = engine.index.sections[engine.index.row_of[citation.id]]
+        assert citation.quotes and citation.quotes[0] in section.sentences

@@ -21,6 +21,7 @@ from sitecite.generate import Context, Generator
 from sitecite.generate.extractive import DEFAULT_COVERAGE_THRESHOLD, DEFAULT_SENTENCE_THRESHOLD
 from sitecite.generate.owner import about_sections
 from sitecite.index.store import Index, load_index
+from sitecite.ingest.kinds import QUOTABLE
 from sitecite.injection import quarantine_section
 from sitecite.question import Reading, read
 from sitecite.retrieve import search, section_threshold
@@ -141,6 +142,7 @@ def answer(
         ),
     ]
     context_sections: list[Section] = []
+    nearby_ids: set[str] = set()
 
     mark = time.perf_counter()
     if screen.refuse:
@@ -150,6 +152,7 @@ def answer(
     else:
         context, check = generator_context(engine, found)
         context_sections = context.sections
+        nearby_ids = {section.id for section in context.nearby}
         checks.append(check)
         draft = (generator or engine.generator).generate(context)
     timings["generate"] = _ms(mark)
@@ -157,6 +160,7 @@ def answer(
     timings["total"] = _ms(started)
 
     quotes = draft.quotes if len(draft.quotes) == len(draft.cited) else ((),) * len(draft.cited)
+    pool = [*admitted, *(h for h in found.nearby if h.section.id in nearby_ids)]
     citations = tuple(
         Citation(
             n,
@@ -168,7 +172,7 @@ def answer(
             quoted,
         )
         for n, hit, quoted in (
-            (n, admitted[position], quoted)
+            (n, pool[position], quoted)
             for n, (position, quoted) in enumerate(zip(draft.cited, quotes, strict=True), start=1)
         )
     )
@@ -230,6 +234,11 @@ class Retrieved:
     def screen(self) -> Screen:
         return self.reading.screen
 
+    @property
+    def nearby(self) -> tuple[Hit, ...]:
+        """The closest hits the gate left out, best first, that a pointed reply may name."""
+        return tuple(hit for hit in self.hits if not hit.admitted)
+
 
 def retrieve_for_answer(
     engine: Engine, question: str, k: int | None = None, history: Sequence[Turn] = ()
@@ -285,6 +294,7 @@ def generator_context(engine: Engine, found: Retrieved) -> tuple[Context, Check]
     )
     admitted = list(found.admitted)
     context, check = admitted_context(engine, reading.answer, answer_vector, admitted, found.screen)
+    nearby, lines = nearby_sections(engine.index, found.nearby, answer_vector)
     context = replace(
         context,
         answer_kind=found.reading.kind,
@@ -292,8 +302,30 @@ def generator_context(engine: Engine, found: Retrieved) -> tuple[Context, Check]
         history=found.history,
         asked=found.question,
         followup=reading.kind,
+        nearby=nearby,
+        nearby_lines=lines,
     )
     return context, check
+
+
+def nearby_sections(
+    index: Index, hits: Sequence[Hit], vector: np.ndarray
+) -> tuple[tuple[Section, ...], tuple[str, ...]]:
+    """The sections of hits the gate left out, each with its quotable line nearest the
+    question; a section holding a planted instruction is left out whole."""
+    sections, lines = [], []
+    for hit in hits:
+        section, _, removed = quarantine_section(hit.section)
+        span = index.sentence_rows(index.row_of[hit.section.id])
+        if removed or not len(span):
+            continue
+        cosines = index.sentence_vectors[span.start : span.stop] @ vector
+        quotable = [n for n, kind in enumerate(section.sentence_kinds) if kind in QUOTABLE]
+        if not quotable:
+            continue
+        sections.append(section)
+        lines.append(section.sentences[max(quotable, key=lambda n: float(cosines[n]))])
+    return tuple(sections), tuple(lines)
 
 
 PROFILE_HITS = 3  # of the pages that describe the owner, the sections closest to the question

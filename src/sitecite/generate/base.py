@@ -34,6 +34,10 @@ class Context:
     asked: str = ""
     followup: str = ""
     reading: Reading | None = None
+    # the closest sections the gate left out, and the line of each nearest the question: a
+    # reply that gives no direct answer may point at them after the admitted ones
+    nearby: tuple[Section, ...] = ()
+    nearby_lines: tuple[str, ...] = ()
 
     def read(self) -> Reading:
         """The question read once: the pipeline's reading, else one read from `question`."""

@@ -1,5 +1,9 @@
 """The honest reply when no answer is sure: say so, and point at the closest sections.
 
+The closest sections are the admitted ones, one per page, led by the one the answerer would
+have quoted, then the closest the gate left out (`Context.nearby`), up to CLOSEST pages: a
+visitor told there is no direct answer is still owed the pages nearest the question.
+
 The gate found the question on topic (it admitted sections), but no strategy of the answerer
 was confident enough to answer directly. "The site doesn't say" would be false when the site
 does say, in words the answerer could not read; a visitor is better served by the pages that
@@ -17,7 +21,7 @@ import numpy as np
 from sitecite.generate.base import Context
 from sitecite.generate.compose import label
 from sitecite.ingest.kinds import QUOTABLE
-from sitecite.types import Check, Draft, RefusalReason
+from sitecite.types import Check, Draft, RefusalReason, Section
 
 NO_DIRECT_ANSWER = "I couldn't find a direct answer to that on the site."
 CLOSEST = 3  # sections a pointed reply names: what a visitor reads before giving up
@@ -29,9 +33,10 @@ def closest_sections(context: Context, most: int = CLOSEST, first: Sequence[int]
     headings of the same page."""
     chosen: list[int] = []
     pages: set[str] = set()
-    order = [*first, *(p for p in range(len(context.sections)) if p not in first)]
+    every = range(len(context.sections) + len(context.nearby))
+    order = [*first, *(p for p in every if p not in first)]
     for position in order:
-        section = context.sections[position]
+        section = section_at(context, position)
         if section.page_id in pages:
             continue
         pages.add(section.page_id)
@@ -41,8 +46,18 @@ def closest_sections(context: Context, most: int = CLOSEST, first: Sequence[int]
     return chosen
 
 
+def section_at(context: Context, position: int) -> Section:
+    """The section at a position of the admitted sections followed by the nearby ones."""
+    admitted = len(context.sections)
+    return (
+        context.sections[position] if position < admitted else context.nearby[position - admitted]
+    )
+
+
 def closest_line(context: Context, position: int) -> str:
     """The quotable sentence of a section nearest the question by meaning ("" if none)."""
+    if position >= len(context.sections):
+        return context.nearby_lines[position - len(context.sections)]
     section = context.sections[position]
     span = context.index.sentence_rows(context.rows[position])
     if not len(span):
@@ -71,7 +86,7 @@ def pointed(
     found = [(lines or {}).get(p) or closest_line(context, p) for p in positions]
     quotes = tuple((line,) if line else () for line in found)
     named = "; ".join(
-        f"{label(context.sections[p])} [{n}]" for n, p in enumerate(positions, start=1)
+        f"{label(section_at(context, p))} [{n}]" for n, p in enumerate(positions, start=1)
     )
     opening = f"The site doesn't mention {_joined(missing)}." if missing else NO_DIRECT_ANSWER
     text = f"{opening} The closest sections: {named}." if positions else opening
