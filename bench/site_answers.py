@@ -21,7 +21,7 @@ round by a reader who never saw the code (bench/questions/<site>-held.json), whi
 tuned on. A set that does not load (a source id the index lacks) is reported, not fatal.
 
     python -m bench.site_answers [--half dev|test|fresh|held] [--set sites|owner] [--site S ...]
-        [--show] [--json] [--answerable-threshold P] [--indexes DIR]
+        [--show] [--json] [--answerable-threshold P] [--direct-answers sure|any] [--indexes DIR]
 
 `--set owner` runs the questions about the owner (who they are, what they do, how to reach
 them: bench/questions/owner-<site>-<half>.json) on jarvis, timlrx and the example site.
@@ -250,12 +250,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON object on the last line")
     parser.add_argument("--answerable-threshold", type=float)
     parser.add_argument(
+        "--direct-answers", choices=["sure", "any"], help="override the direct_answers setting"
+    )
+    parser.add_argument(
         "--indexes", type=Path, help="use the prebuilt indexes DIR/<site> instead of building"
     )
     args = parser.parse_args(argv)
     overrides = {}
     if args.answerable_threshold is not None:
         overrides["answerable_threshold"] = args.answerable_threshold
+    if args.direct_answers:
+        overrides["direct_answers"] = args.direct_answers
     settings = load_settings(overrides, config_file=None, environ={})
     embedder = get_embedder(settings.embedder, threads=2)
     all_figures: dict[str, dict[str, Any]] = {}
