@@ -58,6 +58,41 @@ def test_a_quote_is_found_despite_a_copying_slip(quote: str, slip: str) -> None:
     assert located.found is not None and located.found.position == cited
 
 
+LINES = [
+    (
+        "Contact. Where to find me",
+        (
+            "It is also on the Tor network at:",
+            "sitecitexyz.onion",
+            "Religion Share",
+            "Buddhism 33.19",
+            "I have come to crave quiet.The rest followed.",
+            "I live in the U.S. now, near the coast.",
+            "It's the one I’d pick.",
+            "Then it was time to move on.",
+            "This is a horrible idea.",
+        ),
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("quote", "slip"),
+    [
+        ("also on the Tor network at: sitecitexyz.onion", "across a line break"),
+        ("Religion Share Buddhism 33.19", "a table row and its header"),
+        ("I have come to crave quiet", "a full stop with no space after it"),
+        ("the rest followed", "the sentence after it"),
+        ("I live in the US now", "initials without their points"),
+        ("It’s the one I'd pick", "apostrophes swapped"),
+        ("it was the time to move on", "a small word added beside small words"),
+        ("This is horrible idea", "a small word dropped at the edge"),
+    ],
+)
+def test_a_quote_is_found_across_lines_and_odd_punctuation(quote: str, slip: str) -> None:
+    assert locate(quote, 0, LINES).status == "found", slip
+
+
 @pytest.mark.parametrize(
     ("quote", "cited", "status", "why"),
     [
