@@ -17,28 +17,38 @@ import numpy as np
 from sitecite.generate.base import Context
 from sitecite.generate.compose import label
 from sitecite.ingest.kinds import QUOTABLE
-from sitecite.types import Check, Draft, RefusalReason
+from sitecite.types import Check, Draft, RefusalReason, Section
 
 NO_DIRECT_ANSWER = "I couldn't find a direct answer to that on the site."
 CLOSEST = 3  # sections a pointed reply names: what a visitor reads before giving up
 
 
-def closest_sections(context: Context, most: int = CLOSEST, first: Sequence[int] = ()) -> list[int]:
+def closest_sections(
+    sections: Sequence[Section], most: int = CLOSEST, first: Sequence[int] = ()
+) -> list[int]:
     """Positions (in the context) of the closest sections, one per page, best first (those
     in `first`, then in the order retrieval ranked them): a visitor gains nothing from three
     headings of the same page."""
     chosen: list[int] = []
     pages: set[str] = set()
-    order = [*first, *(p for p in range(len(context.sections)) if p not in first)]
+    order = [*first, *(p for p in range(len(sections)) if p not in first)]
     for position in order:
-        section = context.sections[position]
-        if section.page_id in pages:
+        section = sections[position]
+        if section.page_id in pages or not label(section).strip():
             continue
         pages.add(section.page_id)
         chosen.append(position)
         if len(chosen) == most:
             break
     return chosen
+
+
+def pointer_text(sections: Sequence[Section], positions: Sequence[int], missing: str = "") -> str:
+    """What a pointed reply says, whichever generator gave it: no direct answer (or what the
+    site never mentions), then the closest sections by name, numbered as cited."""
+    opening = f"The site doesn't mention {missing}." if missing else NO_DIRECT_ANSWER
+    named = "; ".join(f"{label(sections[p])} [{n}]" for n, p in enumerate(positions, start=1))
+    return f"{opening} The closest sections: {named}." if positions else opening
 
 
 def closest_line(context: Context, position: int) -> str:
@@ -67,14 +77,10 @@ def pointed(
     line as the quote. `missing` names what the question asks about that the site never
     mentions; `lines` may give a better line per section position than nearness alone;
     `first` the section (and line) the answerer would have quoted, shown first."""
-    positions = closest_sections(context, first=list(first or {}))
+    positions = closest_sections(context.sections, first=list(first or {}))
     found = [(lines or {}).get(p) or closest_line(context, p) for p in positions]
     quotes = tuple((line,) if line else () for line in found)
-    named = "; ".join(
-        f"{label(context.sections[p])} [{n}]" for n, p in enumerate(positions, start=1)
-    )
-    opening = f"The site doesn't mention {_joined(missing)}." if missing else NO_DIRECT_ANSWER
-    text = f"{opening} The closest sections: {named}." if positions else opening
+    text = pointer_text(context.sections, positions, _joined(missing))
     detail = f"pointed at {len(positions)} closest section(s)"
     return Draft(
         text,

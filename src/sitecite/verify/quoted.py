@@ -28,6 +28,7 @@ from sitecite.polarity import (
     NEGATORS,
     SUPERLATIVES,
     UNIVERSAL,
+    Stance,
     conflict,
     gives_reason,
 )
@@ -144,6 +145,7 @@ class Bearing:
 
     texts: list[str]  # the sources' own words at each quote, and the quoted sources' labels
     sentences: str  # the whole sentences the quotes stand in, as one text
+    stances: list[Stance]  # what those sentences deny, assert, quantify and explain
     sentence_words: frozenset[str]  # their lower-case words, with the labels' and question's
     readings: list[Reading]
     stems: frozenset[str]  # content stems of the quotes, labels and question
@@ -161,7 +163,8 @@ def bearing(located: Sequence[Located], cited: Sequence[int], evidence: Evidence
     labels = [evidence.sections[p].label for p in positions]
     readings = [read(f.text, evidence.subject) for f in found]
     placed = {(f.position, i) for f in found for i in f.sentences}
-    sentences = " ".join(evidence.sections[p].sentences[i].text for p, i in sorted(placed))
+    whole = [evidence.sections[p].sentences[i] for p, i in sorted(placed)]
+    sentences = " ".join(r.text for r in whole)
     every = [*readings, *labels]
     words = frozenset().union(*(r.lower for r in every)) | evidence.asked | evidence.subject
     figures = [f for r in every for f in r.facts] + list(evidence.asked_facts)
@@ -170,6 +173,7 @@ def bearing(located: Sequence[Located], cited: Sequence[int], evidence: Evidence
     return Bearing(
         [f.text for f in found] + [r.text for r in labels],
         sentences,
+        [r.stance for r in whole],
         frozenset(t.lower for t in tokenize(sentences)) | words,
         readings,
         frozenset().union(*(r.stems for r in every)) | evidence.question,
@@ -205,7 +209,7 @@ def unborne(claim: Reading, borne: Bearing) -> tuple[dict[str, str], dict[str, s
     turned = reversed_comparison(claim.text, borne.texts)
     if turned:
         fatal["polarity"] = turned
-    disagreement = conflict(claim.stance, [r.stance for r in borne.readings], borne.sentences)
+    disagreement = conflict(claim.stance, borne.stances, borne.sentences)
     if disagreement:
         findings["polarity"] = disagreement
     return fatal, findings
