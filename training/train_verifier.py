@@ -51,6 +51,10 @@ DEFAULT_FILES = [
     REPLIES / "jarvis2.jsonl",
     REPLIES / "timlrx2.jsonl",
 ]
+# Features a quoted sentence's model does not read: its quotes' places settle its source
+# (uncited_gain), a figure its quotes do not hold fails outright (numbers,
+# q_figures_outside), and swaps are read against the quotes (swap).
+NOT_QUOTED = ("uncited_gain", "swap", "numbers", "q_figures_outside")
 QUOTED_FILES = sorted((REPLIES / "quoted").glob("*.jsonl"))
 FOLDS = 5
 C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0)
@@ -273,8 +277,10 @@ def feature_names(quoted: bool = False) -> tuple[str, ...]:
     """What the model reads: the lexical features, each relative one, and the answer's number
     of claims; and for quoted sentences, what their quotes bear (sitecite.verify.quoted)."""
     names = (*LEXICAL, *(f"relative_{n}" for n in RELATIVE), "claims")
-    if quoted:
-        names += (*QUOTED, *(f"relative_{n}" for n in RELATIVE_QUOTED))
+    if quoted:  # less what a quoted sentence never has: its quotes settle those
+        names = tuple(n for n in names if n not in NOT_QUOTED)
+        names += tuple(n for n in QUOTED if n not in NOT_QUOTED)
+        names += tuple(f"relative_{n}" for n in RELATIVE_QUOTED)
     return names
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sitecite.facts import Fact, holds, reversed_change
 from sitecite.polarity import (
@@ -244,10 +245,15 @@ def claim_names(claim: Reading) -> list[Token]:
     ...") left out."""
     return [
         n
-        for n in names(claim.text)
+        for n in _names(claim.text)
         if not any(f.start <= n.start < f.end for f in claim.facts)
         and not (n.opens_sentence and n.lower in LIGHT | ATTRIBUTION)
     ]
+
+
+@lru_cache(maxsize=4096)
+def _names(text: str) -> tuple[Token, ...]:
+    return names(text)
 
 
 def quote_features(claim: Reading, borne: Bearing, evidence: Evidence) -> dict[str, float]:
@@ -265,7 +271,7 @@ def quote_features(claim: Reading, borne: Bearing, evidence: Evidence) -> dict[s
     unquoted = [f for f in strong if not holds(f, borne.figures)]
     unknown = [n for n in claim_names(claim) if not known_name(n.text, borne.words)]
     mine = frozenset(w for t in tokenize(claim.text) for w in (t.lower, *t.parts))
-    left = [n for r in borne.readings for n in names(r.text) if not known_name(n.text, mine)]
+    left = [n for r in borne.readings for n in _names(r.text) if not known_name(n.text, mine)]
     quoted_words = [t.lower for r in borne.readings for t in tokenize(r.text)]
     claim_words = [t.lower for t in tokenize(claim.text)]
     extremes = sum(w in EXTREME and w not in borne.sentence_words for w in claim_words)

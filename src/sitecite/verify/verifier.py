@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from sitecite.injection import instruction_in
 from sitecite.types import Check
 from sitecite.verify.align import Alignment, align, longest_run, soft_coverage
-from sitecite.verify.checks import fatal, findings, recites, unbound
+from sitecite.verify.checks import fatal, findings, recites
 from sitecite.verify.draft import (
     DraftSentence,
     draft_sentences,
@@ -281,20 +281,15 @@ class Verifier:
             verdict.elsewhere = uncited_gain(claim, cited, evidence)
             gain = verdict.elsewhere
         else:
+            # where its quotes stand settles which source it rests on (no uncited_gain)
             scope = places(located) if self.quote_scope == "quotes" else None
-            alignment = align(claim, cited, evidence, scope)
-            verdict.elsewhere = uncited_gain(claim, cited, evidence)
+            verdict.alignment = align(claim, cited, evidence, scope)
             borne = bearing(located, cited, evidence)
-            failed, found = unborne(claim, borne)
+            failed, verdict.findings = unborne(claim, borne)
             verdict.problems |= failed
-            verdict.alignment = alignment
-            verdict.findings = found
-            swapped = "names" not in found and unbound(claim, alignment, evidence.subject)
-            if swapped:
-                verdict.findings["names"] = swapped
             verdict.quoted = quote_features(claim, borne, evidence)
-            verdict.problems |= fatal(alignment, cited, evidence, 0.0)  # the quote settles
-            return verdict  # which source it is
+            verdict.problems |= fatal(verdict.alignment, cited, evidence, 0.0)
+            return verdict
         verdict.alignment = alignment
         verdict.findings = findings(alignment, cited, evidence)
         verdict.problems |= fatal(alignment, cited, evidence, gain)
