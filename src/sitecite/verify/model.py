@@ -1,9 +1,11 @@
-"""The fitted support model: logistic regression over the features of sitecite.verify.features,
-its weights in a small JSON file shipped with the package (`support_model.json`, written by
-`python bench/train_verifier.py` from the dev halves of the labelled replies; numpy only at
-run time).
+"""The fitted support models: logistic regression over the features of
+sitecite.verify.features (and, for quoted sentences, sitecite.verify.quoted), their weights
+in small JSON files shipped with the package: `support_model.json` for sentences that cite
+without quotes, `quoted_model.json` for those that hand over their quotes, written by
+`python -m training.train_verifier --write` (and `--quoted`) from the dev halves of the
+labelled replies; numpy only at run time.
 
-A claim whose probability of being unsupported reaches the model's threshold (chosen on the
+A claim whose probability of being unsupported reaches its model's threshold (chosen on the
 dev halves, cross-validated) is dropped.
 """
 

@@ -1,19 +1,18 @@
 """A sentence that hands over its evidence: the words it copied from each source it cites.
 
 Its quotes are found in their sources first (sitecite.verify.quotes): a quote found only in
-another source is a wrong citation, one found nowhere is fabricated. Then what can be checked
-exactly must be borne by what it quoted: every figure (number, date, version, amount) and
-every name of the sentence stands in its quotes, its sources' titles and headings, the
-question, or the site owner's name, and a change goes the way they say. The rest is the
-support model's to decide (sitecite.verify.verifier), with the claim aligned to the sentences
-its quotes stand in: whether its words say what those sentences say, and what the stance
-checks (sitecite.polarity: negation, quantities, superlatives, reasons) find against them.
+another source is a wrong citation, one found nowhere is fabricated. Then what its quotes bear
+(`Bearing`: the sources' own words at each quote, the quoted sources' titles and headings,
+the question, the owner's name) is what it is held to: a figure they do not hold fails, as
+the reply contract asks for every figure to be quoted, and so does a comparison they state
+turned round. Names, stance (sitecite.polarity) and the words they do not hold are findings
+and features (`QUOTED`) for the support model fitted for quoted sentences
+(sitecite.verify.verifier), which decides the rest.
 
-Why stance is not fatal here as figures and names are: on the dev halves of the labelled
-replies, turned into quoted ones by machine (a proxy until replies written in this format
-exist), making it fatal dropped 143 supported sentences of 636 and caught 136 unsupported of
-168, against 114 and 135 without (docs/verification.md); the rules misread paraphrase
-("don't get me wrong", "the entire project" for "his whole thesis").
+Why names and stance are not fatal here as figures are: on the dev halves of the writers'
+quoted replies (bench/replies/quoted) a name outside the quotes was as often a faithful
+writer's (a product named elsewhere in the section, "JavaScript" for "JS") as an entity
+swapped, and the stance rules misread paraphrase ("not to reduce trust but to create more").
 """
 
 from __future__ import annotations
