@@ -23,6 +23,7 @@ from bench.scripted_llm import (
 from sitecite.config import load_settings
 from sitecite.errors import ConfigError
 from sitecite.generate.llm import CircuitBreaker, LLMGenerator
+from sitecite.generate.pointer import NO_DIRECT_ANSWER
 from sitecite.pipeline import REFUSAL, Engine, answer
 
 QUESTION = "How many components are in Kestrel Bank's design system?"
@@ -149,12 +150,17 @@ def test_invented_number_is_dropped_and_the_rest_kept(engine, server):
 
 
 def assert_points_at_sections(result, trace) -> None:
-    """A refusal in the site's words that names the closest sections, never quotes."""
-    assert result.refused and result.refusal_reason == "unverified"
-    assert result.answer.startswith("The site doesn't say exactly; these pages discuss it: ")
+    """The pointed reply the extractive generator gives: no direct answer, the closest
+    sections named and cited, each with its line of the site as the quote."""
+    assert result.refused and result.refusal_reason == "no_direct_answer"
+    assert result.outcome == "pointed"
+    assert result.answer.startswith(f"{NO_DIRECT_ANSWER} The closest sections: ")
     assert result.citations and len(result.citations) <= 3
     for n, citation in enumerate(result.citations, start=1):
         assert f"{citation.title}" in result.answer and f"[{n}]" in result.answer
+        section = next(s for s in trace.context if s.id == citation.id)
+        assert all(quote in section.sentences for quote in citation.quotes)
+    assert any(c.quotes for c in result.citations)
     assert {c.id for c in result.citations} <= {s.id for s in trace.context}
     assert "pointing at the closest sections" in checks(trace)["verify_policy"][1]
 
@@ -164,7 +170,7 @@ def test_invented_number_alone_ends_in_a_refusal_pointing_at_sections(engine, se
     result, trace = answer(llm_engine(engine, server), QUESTION)
     assert not checks(trace)["verify_numbers"][0]
     assert_points_at_sections(result, trace)
-    assert result.generator.startswith("llm:")  # no extractive quotes stand in
+    assert result.generator.startswith("llm:")  # the extractive answer does not stand in
 
 
 def test_citation_outside_the_context_is_rejected(engine, server):

@@ -43,7 +43,7 @@ def test_a_model_file_for_other_features_is_refused_with_the_fix() -> None:
     data = shipped_model().to_json()
     assert SupportModel.from_json(json.loads(json.dumps(data))).threshold == data["threshold"]
     data["features"] = [*data["features"][:-1], "tea_leaves"]
-    with pytest.raises(SiteciteError, match="tea_leaves.*train_verifier.py"):
+    with pytest.raises(SiteciteError, match="tea_leaves.*training.train_verifier"):
         SupportModel.from_json(data)
 
 

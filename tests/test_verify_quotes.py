@@ -12,6 +12,7 @@ from test_verify import make_evidence
 
 from sitecite.generate.parse import parse_reply
 from sitecite.verify import Cite, QuotedSentence, Verifier, locate
+from sitecite.verify.quoted import reversed_comparison
 
 SOURCES = [
     (
@@ -56,6 +57,41 @@ def test_a_quote_is_found_despite_a_copying_slip(quote: str, slip: str) -> None:
     located = locate(quote, cited, SOURCES)
     assert located.status == "found", slip
     assert located.found is not None and located.found.position == cited
+
+
+LINES = [
+    (
+        "Contact. Where to find me",
+        (
+            "It is also on the Tor network at:",
+            "sitecitexyz.onion",
+            "Religion Share",
+            "Buddhism 33.19",
+            "I have come to crave quiet.The rest followed.",
+            "I live in the U.S. now, near the coast.",
+            "It's the one I’d pick.",
+            "Then it was time to move on.",
+            "This is a horrible idea.",
+        ),
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("quote", "slip"),
+    [
+        ("also on the Tor network at: sitecitexyz.onion", "across a line break"),
+        ("Religion Share Buddhism 33.19", "a table row and its header"),
+        ("I have come to crave quiet", "a full stop with no space after it"),
+        ("the rest followed", "the sentence after it"),
+        ("I live in the US now", "initials without their points"),
+        ("It’s the one I'd pick", "apostrophes swapped"),
+        ("it was the time to move on", "a small word added beside small words"),
+        ("This is horrible idea", "a small word dropped at the edge"),
+    ],
+)
+def test_a_quote_is_found_across_lines_and_odd_punctuation(quote: str, slip: str) -> None:
+    assert locate(quote, 0, LINES).status == "found", slip
 
 
 @pytest.mark.parametrize(
@@ -194,6 +230,14 @@ def test_a_faithful_quoted_sentence_is_kept(evidence, quoted: QuotedSentence) ->
             ),
             "quotes",
         ),
+        (
+            "b a figure of its section that its quotes do not hold",
+            sentence(
+                "Search results came back in 86 ms, down from 1,240 ms.",
+                (1, "Search results came back in 86 ms"),
+            ),
+            "numbers",
+        ),
         ("no citation", sentence("She works remotely from Lisbon."), "citations"),
         (
             "source outside the context",
@@ -209,11 +253,24 @@ def test_each_kind_of_unsupported_quoted_sentence_is_caught(
     assert check in result.problems, (kind, result.problems)
 
 
+@pytest.mark.parametrize(
+    ("claim", "turned"),
+    [
+        ("He found R faster than Stata at reading large datasets.", True),
+        ("He found Stata faster than R at reading large datasets.", False),
+        ("Stata reads large datasets faster.", False),
+    ],
+)
+def test_a_comparison_turned_round_is_found(claim: str, turned: bool) -> None:
+    quote = "Stata is much faster at reading and processing large datasets"
+    assert bool(reversed_comparison(claim, [quote])) is turned
+
+
 def test_the_verified_quotes_follow_the_citations_they_back(evidence) -> None:
     result = Verifier().verify_quoted(
         [
             sentence("Noor works remotely from Lisbon.", (2, "i work remotely from lisbon")),
-            sentence("The old search could handle typos.", (1, "could not handle typos")),
+            sentence("Search results came back in 90 ms.", (1, "came back in 86 ms")),
             sentence("Her backups go to Backblaze B2.", (3, "Backups go to Backblaze B2")),
         ],
         evidence,
@@ -225,7 +282,7 @@ def test_the_verified_quotes_follow_the_citations_they_back(evidence) -> None:
     assert result.cited == (1, 2)
     assert result.quotes == (("I work remotely from Lisbon",), ("Backups go to Backblaze B2",))
     checks = {c.name: c for c in result.checks}
-    assert checks["verify_polarity"].passed is False and checks["verify_quotes"].passed
+    assert checks["verify_numbers"].passed is False and checks["verify_quotes"].passed
 
 
 QUOTED = {

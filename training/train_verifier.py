@@ -38,7 +38,8 @@ from sitecite.embed import get_embedder
 from sitecite.tokens import words
 from sitecite.verify import SupportModel, Verifier
 from sitecite.verify.features import LEXICAL, RELATIVE
-from sitecite.verify.model import MODEL_FILE
+from sitecite.verify.model import MODEL_FILE, QUOTED_MODEL_FILE
+from sitecite.verify.quoted import QUOTED, RELATIVE_QUOTED
 from sitecite.verify.verifier import QUOTE_SCOPES
 
 REPLIES = REPO / "bench" / "replies"
@@ -50,6 +51,11 @@ DEFAULT_FILES = [
     REPLIES / "jarvis2.jsonl",
     REPLIES / "timlrx2.jsonl",
 ]
+# Features a quoted sentence's model does not read: its quotes' places settle its source
+# (uncited_gain), a figure its quotes do not hold fails outright (numbers,
+# q_figures_outside), and swaps are read against the quotes (swap).
+NOT_QUOTED = ("uncited_gain", "swap", "numbers", "q_figures_outside")
+QUOTED_FILES = sorted((REPLIES / "quoted").glob("*.jsonl"))
 FOLDS = 5
 C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0)
 
@@ -69,7 +75,7 @@ class Row:
     hard: bool  # dropped by a rule that always holds (citations, instructions)
 
 
-def rows_of(path: Path, verifier: Verifier) -> list[Row]:
+def rows_of(path: Path, verifier: Verifier, quoted: bool = False) -> list[Row]:
     """Every labelled, non-meta sentence of one file with its verdict's features."""
     records = load(path)
     embedder = get_embedder(DEFAULT_EMBEDDER, threads=1)
@@ -79,12 +85,15 @@ def rows_of(path: Path, verifier: Verifier) -> list[Row]:
     with Progress(console=console(), transient=True) as bar:
         task = bar.add_task(f"measuring {path.name}", total=len(records))
         for record in records:
-            out += _record_rows(record, replay(record, lexicon, owner, verifier, "drop").shown)
+            shown = replay(record, lexicon, owner, verifier, "drop").shown
+            out += _record_rows(record, shown, quoted)
             bar.advance(task)
     return out
 
 
-def _record_rows(record: Record, shown: Any) -> list[Row]:
+def _record_rows(record: Record, shown: Any, quoted: bool = False) -> list[Row]:
+    """The record's labelled sentences with their verdicts' features (for the quoted model,
+    only sentences read by their quotes have them)."""
     verdicts = {}
     if shown.verification is not None:
         verdicts = {plain(v.text): v for v in shown.verification.sentences}
@@ -96,6 +105,8 @@ def _record_rows(record: Record, shown: Any) -> list[Row]:
             continue
         verdict = verdicts.get(plain(sentence["text"]))
         features = None if verdict is None else verdict.features
+        if verdict is not None and (verdict.quoted is not None) != quoted:
+            features = None  # read by the other model
         hard = verdict is not None and bool(verdict.problems)  # a fatal exact check
         out.append(
             Row(
@@ -204,7 +215,13 @@ def wilson(part: int, whole: int) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("files", nargs="*", type=Path, default=DEFAULT_FILES)
+    parser.add_argument("files", nargs="*", type=Path)
+    parser.add_argument(
+        "--quoted",
+        action="store_true",
+        help=f"fit the model for quoted sentences ({QUOTED_MODEL_FILE}) on quoted replies "
+        "(default files: bench/replies/quoted/)",
+    )
     parser.add_argument(
         "--max-drop",
         type=float,
@@ -217,18 +234,21 @@ def main(argv: list[str] | None = None) -> int:
         choices=QUOTE_SCOPES,
         help="what a quoted sentence is read against (bench/verify_replies.py --quote-scope)",
     )
-    parser.add_argument("--write", action="store_true", help=f"store the model as {MODEL_FILE}")
+    parser.add_argument("--write", action="store_true", help="store the model in the package")
     parser.add_argument("--dump", type=Path, help="write the measured rows (.npz) for analysis")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    for path in args.files:
+    files = args.files or (QUOTED_FILES if args.quoted else DEFAULT_FILES)
+    for path in files:
         if not path.exists():
             sys.exit(f"{path}: no such file")
-    names = feature_names()
+    names = feature_names(args.quoted)
     recorder = SupportModel.blank(names)
-    verifier = Verifier(model=recorder, decide=False, quote_scope=args.quote_scope)
-    rows = [row for path in args.files for row in rows_of(path, verifier)]
+    verifier = Verifier(
+        model=recorder, decide=False, quote_scope=args.quote_scope, quoted_model=recorder
+    )
+    rows = [row for path in files for row in rows_of(path, verifier, args.quoted)]
     if args.dump:
         _dump(args.dump, rows, names)
     dev = [r for r in rows if r.split == "dev"]
@@ -236,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     c = max(scores, key=lambda k: scores[k][1]["catch_rate"] - scores[k][1]["drop_rate"])
     threshold, cross_validated = scores[c]
     x, y = matrix(dev, names)
-    model = _model(fit(x, y, c), names, threshold, c, len(y), int(y.sum()))
+    model = _model(fit(x, y, c), names, threshold, c, len(y), int(y.sum()), args)
     report = {"C": c, "threshold": threshold, "dev_cross_validated": cross_validated}
     for name, chosen in _reported(rows).items():
         xs, _ = matrix(chosen, names)
@@ -244,7 +264,8 @@ def main(argv: list[str] | None = None) -> int:
         report[name] = outcome(chosen, model.probability(claims), threshold)
     _print(report)
     if args.write:
-        target = REPO / "src" / "sitecite" / "verify" / MODEL_FILE
+        target = REPO / "src" / "sitecite" / "verify"
+        target /= QUOTED_MODEL_FILE if args.quoted else MODEL_FILE
         target.write_text(json.dumps(model.to_json(), indent=1) + "\n")
         console().print(f"wrote {target}")
     if args.json:
@@ -252,10 +273,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def feature_names() -> tuple[str, ...]:
+def feature_names(quoted: bool = False) -> tuple[str, ...]:
     """What the model reads: the lexical features, each relative one, and the answer's number
-    of claims."""
-    return (*LEXICAL, *(f"relative_{n}" for n in RELATIVE), "claims")
+    of claims; and for quoted sentences, what their quotes bear (sitecite.verify.quoted)."""
+    names = (*LEXICAL, *(f"relative_{n}" for n in RELATIVE), "claims")
+    if quoted:  # less what a quoted sentence never has: its quotes settle those
+        names = tuple(n for n in names if n not in NOT_QUOTED)
+        names += tuple(n for n in QUOTED if n not in NOT_QUOTED)
+        names += tuple(f"relative_{n}" for n in RELATIVE_QUOTED)
+    return names
 
 
 def _reported(rows: list[Row]) -> dict[str, list[Row]]:
@@ -276,6 +302,7 @@ def _model(
     c: float,
     n: int,
     positives: int,
+    args: argparse.Namespace,
 ) -> SupportModel:
     scaler, logistic = final.named_steps["standardscaler"], final.named_steps["logisticregression"]
     return SupportModel(
@@ -288,7 +315,7 @@ def _model(
         {
             "fitted_on": f"{n} dev claim sentences ({positives} unsupported)",
             "C": c,
-            "script": "training/train_verifier.py",
+            "script": "training/train_verifier.py" + (" --quoted" if args.quoted else ""),
         },
     )
 

@@ -267,6 +267,11 @@ def _at_all(tokens: Sequence[Token], i: int) -> bool:
     return tokens[i].lower == "all" and i > 0 and tokens[i - 1].lower == "at"
 
 
+def gives_reason(text: str) -> bool:
+    """Whether a source text gives a reason or a cause ("because", "so", "I wanted")."""
+    return _CAUSAL_SOURCE.search(text) is not None
+
+
 def denies_whole(text: str) -> bool:
     """Whether a sentence denies all that follows "it is not true that" (or "it is false
     that")."""

@@ -24,6 +24,7 @@ from sitecite.errors import ConfigError, ProviderError
 from sitecite.generate.base import Context, Generator
 from sitecite.generate.client import ChatClient, ChatError, ChatResult
 from sitecite.generate.parse import parse_reply
+from sitecite.generate.pointer import closest_line
 from sitecite.generate.prompts import REPAIR_MESSAGE, build_messages, prompt_sources, render
 from sitecite.generate.providers import PROVIDERS, parse_fallback, resolve_endpoint
 from sitecite.generate.reply import POLICIES, ReplyContext, Shown, pointing, present
@@ -184,7 +185,11 @@ class LLMGenerator(Generator):
         )
         evidence.rules = " ".join(messages[0]["content"].lower().split())
         reply_context = ReplyContext(
-            context.question, context.sections, evidence, context.answer_kind
+            context.question,
+            context.sections,
+            evidence,
+            context.answer_kind,
+            lambda position: closest_line(context, position),
         )
         return Prepared(messages, reply_context)
 

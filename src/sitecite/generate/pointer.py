@@ -1,15 +1,15 @@
 """The honest reply when no answer is sure: say so, and point at the closest sections.
 
-The closest sections are the admitted ones, one per page, led by the one the answerer would
-have quoted, then the closest the gate left out (`Context.nearby`), up to CLOSEST pages: a
-visitor told there is no direct answer is still owed the pages nearest the question.
-
 The gate found the question on topic (it admitted sections), but no strategy of the answerer
 was confident enough to answer directly. "The site doesn't say" would be false when the site
 does say, in words the answerer could not read; a visitor is better served by the pages that
 come closest, each with the one line of it nearest the question, so they can read it there.
 The reply is a refusal (`refused`), with its own reason (`no_direct_answer`) and citations: the
 answer JSON's `outcome` is `pointed`.
+
+The closest sections are the admitted ones, one per page, led by the one the answerer would
+have quoted, then the closest the gate left out (`Context.nearby`), up to CLOSEST pages: a
+visitor told there is no direct answer is still owed the pages nearest the question.
 """
 
 from __future__ import annotations
@@ -27,17 +27,18 @@ NO_DIRECT_ANSWER = "I couldn't find a direct answer to that on the site."
 CLOSEST = 3  # sections a pointed reply names: what a visitor reads before giving up
 
 
-def closest_sections(context: Context, most: int = CLOSEST, first: Sequence[int] = ()) -> list[int]:
+def closest_sections(
+    sections: Sequence[Section], most: int = CLOSEST, first: Sequence[int] = ()
+) -> list[int]:
     """Positions (in the context) of the closest sections, one per page, best first (those
     in `first`, then in the order retrieval ranked them): a visitor gains nothing from three
     headings of the same page."""
     chosen: list[int] = []
     pages: set[str] = set()
-    every = range(len(context.sections) + len(context.nearby))
-    order = [*first, *(p for p in every if p not in first)]
+    order = [*first, *(p for p in range(len(sections)) if p not in first)]
     for position in order:
-        section = section_at(context, position)
-        if section.page_id in pages:
+        section = sections[position]
+        if section.page_id in pages or not label(section).strip():
             continue
         pages.add(section.page_id)
         chosen.append(position)
@@ -46,16 +47,22 @@ def closest_sections(context: Context, most: int = CLOSEST, first: Sequence[int]
     return chosen
 
 
-def section_at(context: Context, position: int) -> Section:
-    """The section at a position of the admitted sections followed by the nearby ones."""
-    admitted = len(context.sections)
-    return (
-        context.sections[position] if position < admitted else context.nearby[position - admitted]
-    )
+def pool(context: Context) -> list[Section]:
+    """The sections a pointed reply may name: the admitted ones, then the nearby ones."""
+    return [*context.sections, *context.nearby]
+
+
+def pointer_text(sections: Sequence[Section], positions: Sequence[int], missing: str = "") -> str:
+    """What a pointed reply says, whichever generator gave it: no direct answer (or what the
+    site never mentions), then the closest sections by name, numbered as cited."""
+    opening = f"The site doesn't mention {missing}." if missing else NO_DIRECT_ANSWER
+    named = "; ".join(f"{label(sections[p])} [{n}]" for n, p in enumerate(positions, start=1))
+    return f"{opening} The closest sections: {named}." if positions else opening
 
 
 def closest_line(context: Context, position: int) -> str:
-    """The quotable sentence of a section nearest the question by meaning ("" if none)."""
+    """The quotable sentence of a section nearest the question by meaning ("" if none); a
+    nearby section's (a position past the admitted ones) was read when it was found."""
     if position >= len(context.sections):
         return context.nearby_lines[position - len(context.sections)]
     section = context.sections[position]
@@ -82,14 +89,11 @@ def pointed(
     line as the quote. `missing` names what the question asks about that the site never
     mentions; `lines` may give a better line per section position than nearness alone;
     `first` the section (and line) the answerer would have quoted, shown first."""
-    positions = closest_sections(context, first=list(first or {}))
+    sections = pool(context)
+    positions = closest_sections(sections, first=list(first or {}))
     found = [(lines or {}).get(p) or closest_line(context, p) for p in positions]
     quotes = tuple((line,) if line else () for line in found)
-    named = "; ".join(
-        f"{label(section_at(context, p))} [{n}]" for n, p in enumerate(positions, start=1)
-    )
-    opening = f"The site doesn't mention {_joined(missing)}." if missing else NO_DIRECT_ANSWER
-    text = f"{opening} The closest sections: {named}." if positions else opening
+    text = pointer_text(sections, positions, _joined(missing))
     detail = f"pointed at {len(positions)} closest section(s)"
     return Draft(
         text,

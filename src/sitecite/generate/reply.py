@@ -10,22 +10,23 @@ check says which it was and what of it could not be read.
 The policy (`llm.verify_policy`): `drop` shows the verified sentences when some claim is left
 (and it has the kind of answer asked for); `refuse` refuses whenever a sentence fails;
 `fallback` hands over to the extractive answer. A draft that only says what the site does not
-cover is shown as a refusal in the model's words; when nothing verified is left, the refusal
-points at the closest sections instead of quoting anything.
+cover is shown as a refusal in the model's words; when nothing verified is left, the reply is
+the pointed one the extractive generator gives (sitecite.generate.pointer): no direct
+answer, the closest sections cited, each with its line nearest the question as the quote.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sitecite.generate.parse import ModelReply, parse_reply
-from sitecite.types import Check, Section
+from sitecite.generate.pointer import closest_sections, pointer_text
+from sitecite.ingest.kinds import QUOTABLE
+from sitecite.types import Check, RefusalReason, Section
 from sitecite.verify import Evidence, Verification, Verifier
 
 POLICIES = ("drop", "fallback", "refuse")
-POINTERS = 3  # sections a refusal points at
-POINTER_REFUSAL = "The site doesn't say exactly; these pages discuss it: {pages}."
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,23 @@ class ReplyContext:
     sections: Sequence[Section]
     evidence: Evidence
     answer_kind: str = ""
+    closest: Callable[[int], str] | None = None  # a section's line nearest the question
+
+    def line(self, position: int) -> str:
+        """The line of a context section a pointed reply quotes: nearest the question by
+        meaning (`closest`, from the index), else the sentence sharing most of the
+        question's rarer words."""
+        if self.closest is not None:
+            return self.closest(position)
+        section = self.evidence.sections[position]
+        kinds = self.sections[position].sentence_kinds
+        scored = [
+            (sum(self.evidence.weight(w) for w in r.stems & self.evidence.question), -n, r.text)
+            for n, r in enumerate(section.sentences)
+            if n >= len(kinds) or kinds[n] in QUOTABLE
+        ]
+        best = max(scored, default=(0.0, 0, ""))
+        return best[2] if best[0] > 0 else ""
 
 
 @dataclass(frozen=True)
@@ -130,23 +148,25 @@ def pointing(
     checks: tuple[Check, ...] = (),
     verification: Verification | None = None,
 ) -> Shown:
-    """A refusal that names the closest sections: those the draft cited, then the context's best."""
-    positions: list[int] = []
-    labels: list[str] = []
-    for position in [*preferred, *range(len(context.sections))]:
-        section = context.sections[position]
-        label = f"{section.title} › {section.heading}" if section.heading else section.title
-        if position in positions or label in labels or not label.strip():
-            continue
-        positions.append(position)
-        labels.append(label)
-        if len(positions) == POINTERS:
-            break
+    """The pointed reply, as the extractive generator gives it (sitecite.generate.pointer): no
+    direct answer, the closest sections named and cited (those the draft cited first), each
+    with its line nearest the question as the quote. With no section to name, a bare refusal
+    for `reason`."""
+    positions = closest_sections(context.sections, first=list(dict.fromkeys(preferred)))
     if not positions:
         return Shown("", (), True, reason, checks, verification)
-    pages = ", ".join(f"{label} [{n}]" for n, label in enumerate(labels, start=1))
-    text = POINTER_REFUSAL.format(pages=pages)
-    return Shown(text, tuple(positions), True, reason, checks, verification)
+    lines = [context.line(p) for p in positions]
+    quotes = tuple((line,) if line else () for line in lines)
+    text = pointer_text(context.sections, positions)
+    return Shown(
+        text,
+        tuple(positions),
+        True,
+        RefusalReason.NO_DIRECT_ANSWER,
+        checks,
+        verification,
+        quotes=quotes,
+    )
 
 
 def _cited_by_draft(verification: Verification) -> list[int]:

@@ -78,14 +78,16 @@ def lexical_features(
     }
 
 
-def relative(claims: list[dict[str, float]]) -> None:
-    """Add to each claim's features how far it stands from its answer's mean, and how many
-    claims the answer makes."""
-    for name in [n for n in RELATIVE if claims and n in claims[0]]:
+def relative(
+    claims: list[dict[str, float]], names: Sequence[str] = RELATIVE, count: bool = True
+) -> None:
+    """Add to each claim's features how far each of `names` stands from its answer's mean,
+    and (`count`) how many claims the answer makes."""
+    for name in [n for n in names if claims and n in claims[0]]:
         mean = sum(c[name] for c in claims) / len(claims)
         for features in claims:
             features[f"relative_{name}"] = features[name] - mean
-    for features in claims:
+    for features in claims if count else ():
         features["claims"] = float(len(claims))
 
 

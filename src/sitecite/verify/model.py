@@ -1,9 +1,11 @@
-"""The fitted support model: logistic regression over the features of sitecite.verify.features,
-its weights in a small JSON file shipped with the package (`support_model.json`, written by
-`python bench/train_verifier.py` from the dev halves of the labelled replies; numpy only at
-run time).
+"""The fitted support models: logistic regression over the features of
+sitecite.verify.features (and, for quoted sentences, sitecite.verify.quoted), their weights
+in small JSON files shipped with the package: `support_model.json` for sentences that cite
+without quotes, `quoted_model.json` for those that hand over their quotes, written by
+`python -m training.train_verifier --write` (and `--quoted`) from the dev halves of the
+labelled replies; numpy only at run time.
 
-A claim whose probability of being unsupported reaches the model's threshold (chosen on the
+A claim whose probability of being unsupported reaches its model's threshold (chosen on the
 dev halves, cross-validated) is dropped.
 """
 
@@ -21,9 +23,17 @@ import numpy as np
 
 from sitecite.errors import SiteciteError
 from sitecite.verify.features import LEXICAL, RELATIVE
+from sitecite.verify.quoted import QUOTED, RELATIVE_QUOTED
 
-MODEL_FILE = "support_model.json"
-KNOWN = (*LEXICAL, *(f"relative_{n}" for n in RELATIVE), "claims")
+MODEL_FILE = "support_model.json"  # for sentences that cite without quotes
+QUOTED_MODEL_FILE = "quoted_model.json"  # for sentences that hand over their quotes
+KNOWN = (
+    *LEXICAL,
+    *(f"relative_{n}" for n in RELATIVE),
+    "claims",
+    *QUOTED,
+    *(f"relative_{n}" for n in RELATIVE_QUOTED),
+)
 
 
 @dataclass(frozen=True)
@@ -79,7 +89,7 @@ class SupportModel:
         if unknown:
             raise SiteciteError(
                 f"{MODEL_FILE} reads features this version does not compute: {unknown} "
-                "(refit it: python bench/train_verifier.py --write)"
+                "(refit it: python -m training.train_verifier --write)"
             )
         arrays = [np.asarray(data[k], dtype=np.float64) for k in ("mean", "scale", "coef")]
         if any(len(a) != len(features) for a in arrays) or not math.isfinite(data["intercept"]):
@@ -95,8 +105,8 @@ class SupportModel:
         )
 
 
-@lru_cache(maxsize=1)
-def shipped_model() -> SupportModel:
-    """The model shipped in the package."""
-    text = resources.files("sitecite.verify").joinpath(MODEL_FILE).read_text(encoding="utf-8")
+@lru_cache(maxsize=2)
+def shipped_model(name: str = MODEL_FILE) -> SupportModel:
+    """A model shipped in the package: MODEL_FILE or QUOTED_MODEL_FILE."""
+    text = resources.files("sitecite.verify").joinpath(name).read_text(encoding="utf-8")
     return SupportModel.from_json(json.loads(text))

@@ -1,13 +1,16 @@
 """Finding a model's quote in its sources, allowing the slips a model makes when it copies.
 
 A quote is read as words: lower case, quote marks, dashes and other punctuation left out,
-"&" read as "and", "1,240" as "1240". It is found in a source when its content words stand
-there in the same order, next to each other (no content word added, dropped or changed),
-and the small words around them differ by a few (`small_edits`: "the" for "their", an "and"
-joining a list that the source joins with commas). A content word may differ as a copying
-slip does: the same stem ("rewrites" for "rewrite") or one letter in a long word ("color" for
-"colour"), never a digit. "..." joins stretches of one source that stand near each other
-(NEARBY words apart), in order. A quote may also copy a source's title or heading.
+"&" read as "and", "1,240" as "1240", "U.S." as "US". A source is one stream of words, so a
+quote may run across its line breaks (a label and its value, a table row). A quote is found in
+a source when its content words stand there in the same order, next to each other (no
+content word added, dropped or changed), and the small words around them differ by a few
+(`small_edits`: "the" for "their", an "and" joining a list that the source joins with
+commas; at a quote's edges, whichever of the source's small words there differ least). A
+content word may differ as a copying slip does: the same stem ("rewrites" for "rewrite") or
+one letter in a long word ("color" for "colour"), never a digit. "..." joins stretches of one
+source that stand near each other (NEARBY words apart), in order. A quote may also copy a
+source's title or heading.
 
 What the source says in those places, in its own words, is what a visitor is shown as the
 citation's quote, and what verification holds the sentence to (sitecite.verify.quoted).
@@ -36,7 +39,10 @@ _BEARING = frozenset(
 SMALL = STOPWORDS - NEGATORS - LICENSES_UNIVERSAL - MAJORITY - _BEARING
 NEARBY = 40  # words between two stretches that "..." may join
 LABEL = -1  # the sentence index of a source's title and heading
-_WORD = re.compile(r"[^\W_]+(?:[.,'’][^\W_]+)*|&")
+# A word may hold a point, comma or apostrophe ("Next.js", "1,240", "don't"), but a full stop
+# with no space after it ends a lower-case word before a capital ("fragmentation.The").
+_WORD = re.compile(r"[^\W_]+(?:(?:[,'’‘]|\.(?![A-Z][a-z]))[^\W_]+)*|&")
+_INITIALS = re.compile(r"^(?:[^\W\d_]\.)+[^\W\d_]?$")  # "u.s", "e.g": the same as "us", "eg"
 _GROUPS = re.compile(r"(?<=\d),(?=\d{3})")
 _DIGIT = re.compile(r"\d")
 _ELLIPSIS = re.compile(r"\s*[\[(]?\s*(?:\.\s?\.\s?\.|…)\s*[\])]?\s*")
@@ -83,8 +89,10 @@ def norm(word: str) -> str:
     """A word as quotes are compared: lower case, curly apostrophes straight, digit groups
     joined ("1,240" -> "1240")."""
     lower = word.lower()
-    if "’" in lower:
-        lower = lower.replace("’", "'")
+    if "’" in lower or "‘" in lower:
+        lower = lower.replace("’", "'").replace("‘", "'")
+    if "." in lower and _INITIALS.match(lower):
+        return lower.replace(".", "")
     return _GROUPS.sub("", lower) if "," in lower else lower
 
 
@@ -187,19 +195,25 @@ def _from(
 ) -> list[tuple[int, int, tuple[str, ...]]]:
     """The stretches starting at `anchors` (where the quote's first content word stands)."""
     first, last = content[0], content[-1]
+    allowed = small_edits(len(content))
     found = []
     for anchor in anchors:
         matched = _content_run(quoted, content, body, anchor)
         if matched is None:
             continue
         end_anchor, changed = matched
-        start = _extend(quoted[:first], body, anchor, -1)
-        end = _extend(quoted[last + 1 :], body, end_anchor, 1) + 1
-        source = [w.norm for w in body[start:end]]
-        copied = [source_word if swap else w for w, source_word, swap in _paired(quoted, source)]
-        edits = Levenshtein.distance(copied, source)
-        if edits > small_edits(len(content)):
+        best: tuple[int, int, int] | None = None  # (edits, start, end)
+        for start in _edges(len(quoted[:first]), allowed, body, anchor, -1):
+            for end in _edges(len(quoted[last + 1 :]), allowed, body, end_anchor, 1):
+                source = [w.norm for w in body[start : end + 1]]
+                pairs = _paired(quoted, source)
+                copied = [source_word if swap else w for w, source_word, swap in pairs]
+                edits = Levenshtein.distance(copied, source)
+                if best is None or edits < best[0]:
+                    best = (edits, start, end + 1)
+        if best is None or best[0] > allowed:
             continue
+        edits, start, end = best
         slips = [*(["small word"] if edits else []), *changed]
         found.append((start, end, tuple(dict.fromkeys(slips))))
     return found
@@ -244,15 +258,18 @@ def _same(copied: str, source: str) -> str | None:
     return None
 
 
-def _extend(edge: list[str], body: Sequence[Word], anchor: int, step: int) -> int:
-    """Take in the source's small words beside a match, as many as the quote has there."""
-    at = anchor
-    for _ in edge:
+def _edges(count: int, allowed: int, body: Sequence[Word], anchor: int, step: int) -> range:
+    """Where a stretch may end beside a match: taking in between count - allowed and
+    count + allowed of the source's small words there (a quote's edge may add or drop a few),
+    from the nearest to the farthest."""
+    at, taken = anchor, 0
+    while taken < count + allowed:
         nxt = at + step
         if not 0 <= nxt < len(body) or body[nxt].norm not in SMALL:
             break
-        at = nxt
-    return at
+        at, taken = nxt, taken + 1
+    lowest = anchor + step * min(taken, max(0, count - allowed))
+    return range(lowest, at + step, step)
 
 
 def _paired(quoted: list[str], source: list[str]) -> list[tuple[str, str, bool]]:

@@ -23,6 +23,7 @@ from sitecite.polarity import Stance, stance
 from sitecite.text import split_sentences
 from sitecite.tokens import STOPWORDS, stem, tokenize
 from sitecite.types import Section
+from sitecite.verify.quotes import stream
 
 # Words about the sources rather than about the world: "According to her website, ...", "His
 # post includes ...", "She sums it up as ..." add no claim of their own.
@@ -190,6 +191,8 @@ def build_evidence(
             counts.update(reading.stems)
             total += 1
     idf = {s: math.log(1 + (total + 1) / (n + 0.5)) for s, n in counts.items()}
+    for source in read_sections:  # where a quoted reply's quotes will be looked for
+        stream(source.label.text, tuple(r.text for r in source.sentences))
     asked = read(question, subject)
     return Evidence(read_sections, lexicon, subject, idf, asked.stems, asked.lower, asked.facts)
 

@@ -41,8 +41,17 @@ from sitecite.verify.draft import (
     with_markers,
 )
 from sitecite.verify.features import lexical_features, relative, uncited_gain
-from sitecite.verify.model import SupportModel, shipped_model
-from sitecite.verify.quoted import QuotedSentence, locate_cites, places, quote_problems, unborne
+from sitecite.verify.model import QUOTED_MODEL_FILE, SupportModel, shipped_model
+from sitecite.verify.quoted import (
+    RELATIVE_QUOTED,
+    QuotedSentence,
+    bearing,
+    locate_cites,
+    places,
+    quote_features,
+    quote_problems,
+    unborne,
+)
 from sitecite.verify.quotes import Located
 from sitecite.verify.sources import Evidence, Reading, read
 
@@ -67,6 +76,7 @@ class SentenceVerdict:
     probability: float = 0.0  # of being unsupported, by the support model
     alignment: Alignment | None = field(default=None, repr=False)
     quotes: list[Located] = field(default_factory=list)  # a quoted sentence's, located
+    quoted: dict[str, float] | None = field(default=None, repr=False)  # its quotes' features
 
     @property
     def ok(self) -> bool:
@@ -122,11 +132,14 @@ class Verifier:
         model: SupportModel | None = None,
         decide: bool = True,
         quote_scope: str = "quotes",
+        quoted_model: SupportModel | None = None,
     ) -> None:
         if quote_scope not in QUOTE_SCOPES:
             raise ValueError(f"quote_scope is {quote_scope!r}, not one of {QUOTE_SCOPES}")
         self.model = model or shipped_model()
+        self.quoted_model = quoted_model or shipped_model(QUOTED_MODEL_FILE)
         self.threshold = self.model.threshold if threshold is None else threshold
+        self.quoted_threshold = self.quoted_model.threshold if threshold is None else threshold
         self.decide = decide
         self.quote_scope = quote_scope
 
@@ -198,20 +211,35 @@ class Verifier:
             )
         features = [v.features for v in claims if v.features is not None]
         relative(features)
-        for verdict, probability in zip(claims, self.model.probability(features), strict=True):
-            verdict.probability = float(probability)
+        quoted = [v.features for v in claims if v.quoted is not None and v.features is not None]
+        for verdict in claims:
+            if verdict.quoted is not None and verdict.features is not None:
+                verdict.features.update(verdict.quoted)
+        relative(quoted, RELATIVE_QUOTED, count=False)
+        for model, chosen in (
+            (self.model, [v for v in claims if v.quoted is None]),
+            (self.quoted_model, [v for v in claims if v.quoted is not None]),
+        ):
+            if not chosen:
+                continue
+            measured = [v.features for v in chosen if v.features is not None]
+            for verdict, probability in zip(chosen, model.probability(measured), strict=True):
+                verdict.probability = float(probability)
 
     def _decide(self, verdict: SentenceVerdict) -> None:
-        """Drop a claim the model finds more likely unsupported than its threshold, saying
+        """Drop a claim its model finds more likely unsupported than its threshold, saying
         what the exact checks found, or else which features weighed most."""
-        if verdict.probability < self.threshold or verdict.features is None:
+        quoted = verdict.quoted is not None
+        model = self.quoted_model if quoted else self.model
+        threshold = self.quoted_threshold if quoted else self.threshold
+        if verdict.probability < threshold or verdict.features is None:
             return
         if verdict.findings:
             verdict.problems.update(verdict.findings)
             return
-        why = ", ".join(self.model.weakest(verdict.features))
+        why = ", ".join(model.weakest(verdict.features))
         verdict.problems["support"] = (
-            f"P(unsupported) {verdict.probability:.2f} >= {self.threshold:.2f} ({why}); "
+            f"P(unsupported) {verdict.probability:.2f} >= {threshold:.2f} ({why}); "
             f"coverage {verdict.coverage:.2f}, not in its sources: "
             f"{', '.join(verdict.uncovered) or '-'}"
         )
@@ -253,11 +281,15 @@ class Verifier:
             verdict.elsewhere = uncited_gain(claim, cited, evidence)
             gain = verdict.elsewhere
         else:
+            # where its quotes stand settles which source it rests on (no uncited_gain)
             scope = places(located) if self.quote_scope == "quotes" else None
-            alignment = align(claim, cited, evidence, scope)
-            verdict.elsewhere = uncited_gain(claim, cited, evidence)
-            verdict.problems |= unborne(claim, located, evidence)
-            gain = 0.0  # where the quote stands settles which source it is
+            verdict.alignment = align(claim, cited, evidence, scope)
+            borne = bearing(located, cited, evidence)
+            failed, verdict.findings = unborne(claim, borne)
+            verdict.problems |= failed
+            verdict.quoted = quote_features(claim, borne, evidence)
+            verdict.problems |= fatal(verdict.alignment, cited, evidence, 0.0)
+            return verdict
         verdict.alignment = alignment
         verdict.findings = findings(alignment, cited, evidence)
         verdict.problems |= fatal(alignment, cited, evidence, gain)
