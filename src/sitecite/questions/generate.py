@@ -21,7 +21,7 @@ import numpy as np
 
 from sitecite.errors import InputError
 from sitecite.pipeline import Engine
-from sitecite.questions import adversarial, answerable, bait, titles
+from sitecite.questions import adversarial, answerable, bait, statements, titles
 from sitecite.questions.check import answered_because, duplicates, names_on_site
 from sitecite.questions.model import DEFAULT_COUNTS, Candidate, Dropped, GeneratedSet
 from sitecite.questions.neighbours import Member, Named, named_members, table
@@ -29,6 +29,10 @@ from sitecite.questions.site import Owner, SiteText
 
 MAX_PER_PAGE = 2  # answerable questions whose expected source is one page
 KIND_SHARE = 0.3  # of a group, one kind of question while other kinds last
+# When a page was published is the fact every blog offers; at most a quarter of the fact
+# questions ask it, so the others ask what the pages say (counts, names, versions, years).
+DATE_SHARE = 0.25
+DATE_KIND = "publication date"
 MAX_COUNT = 500
 
 
@@ -102,7 +106,7 @@ class OfflineWriter:
         return [
             *answerable.profile_questions(site, owner),
             *answerable.setup_questions(site, owner),
-            *answerable.statement_questions(site, owner, known),
+            *statements.statement_questions(site, owner, known),
             *answerable.published_questions(site, owner),
             *titles.heading_questions(site, owner),
             *titles.topic_questions(site, owner, known),
@@ -222,6 +226,11 @@ class _Picker:
         kinds: dict[str, int] = defaultdict(int)
         per_kind = max(2, math.ceil(count * KIND_SHARE))
         pending = list(candidates)
+        other_facts = len(
+            {c.question for c in pending if c.category == "fact"}
+            - {c.question for c in pending if c.kind == DATE_KIND}
+        )
+        dates = max(1, math.floor(other_facts * DATE_SHARE / (1 - DATE_SHARE)))
         passes = ((1, per_kind), (MAX_PER_PAGE, max(per_kind, count // 2)), (MAX_PER_PAGE, count))
         for per_page, kind_limit in passes:
             later = []
@@ -229,6 +238,8 @@ class _Picker:
                 if sum(kinds.values()) >= count:
                     return
                 page = self._page(candidate)
+                if candidate.kind == DATE_KIND and kinds[DATE_KIND] >= dates:
+                    continue
                 if self._pages[page] >= per_page or kinds[candidate.kind] >= kind_limit:
                     later.append(candidate)
                     continue

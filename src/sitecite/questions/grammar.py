@@ -126,3 +126,18 @@ def lower_first(text: str, casing: dict[str, int]) -> str:
         head = "-".join(p.lower() if p[:1].isupper() and p[1:].islower() else p for p in parts)
         head = head[:1].lower() + head[1:]
     return f"{head} {rest}".strip()
+
+
+def gerund_base(word: str, known: Collection[str]) -> str:
+    """The base form of an -ing word ("adding" -> "add", "creating" -> "create", "running" ->
+    "run"), or "" when `word` is no -ing form this can undo."""
+    word = word.lower()
+    if not word.endswith("ing") or len(word) < 5:
+        return ""
+    stem = word[:-3]
+    if not _VOWELS & set(stem):
+        return ""  # "thing", "string": no verb inside
+    candidates = [stem, stem + "e"]
+    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in _VOWELS:
+        candidates.append(stem[:-1])  # "running" -> "run"
+    return next((c for c in candidates if c in known and len(c) > 2), "")
