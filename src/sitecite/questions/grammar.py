@@ -105,7 +105,13 @@ def third_person(text: str, owner: Owner) -> str:
     }
     for pattern, form in _FIRST_PERSON:
         text = pattern.sub(forms[form], text)
+    if owner.they == "they":  # "I was wrong" -> "they were wrong"
+        for singular, plural in _THEY_AGREES:
+            text = re.sub(rf"\bthey {singular}\b", f"they {plural}", text)
     return text
+
+
+_THEY_AGREES = (("was", "were"), ("is", "are"), ("has", "have"), ("doesn't", "don't"))
 
 
 def finish(question: str) -> str:

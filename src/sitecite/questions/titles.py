@@ -74,7 +74,8 @@ _WH = re.compile(r"^(what|why|how|when|where|who|which)\b", re.IGNORECASE)
 _SYMBOLS = re.compile(r"[^\w\s.,:;!?'’\"“”()&+#/-]")  # emoji and marks a visitor does not type
 _SERIES = re.compile(r"(\b\d{1,2}(\.\d)?|\b[IVX]{1,4}|\bpart \w+)$", re.IGNORECASE)
 _TOPIC_PREFIX = re.compile(
-    r"^(notes on|thoughts on|on|introducing|announcing|understanding)\s+", re.IGNORECASE
+    r"^(notes on|thoughts on|an? update on|update on|on|introducing|announcing|understanding)\s+",
+    re.IGNORECASE,
 )
 _BODY_KINDS = ("prose", "item", "row")  # the page's own words: not its title, date or summary
 
@@ -96,7 +97,7 @@ def heading_questions(site: SiteText, owner: Owner) -> Iterator[Candidate]:
             continue  # "What are the hurdles?" needs its page to say of what; "a CLA" does not
         if _BACK_REFERENCE.search(heading):
             continue  # "How were the expectations violated?" needs its page to say which
-        asked = lower_first(site.plain(heading), site.casing)
+        asked = lower_first(site.plain(heading, title_case=True), site.casing)
         yield Candidate(
             finish(f"According to {owner.first}, {asked}"),
             "grounding",
@@ -219,6 +220,8 @@ class _TitleReader:
         if owner.name and owner.name.lower() in title.lower():
             return ""
         parts = _parts(title)
+        if _SERIES.search(title):
+            return ""  # "... - Part 2" leans on part 1
         if len(parts) == 1:
             return self.shaped(title) or self.topic(title)
         if any(self.labels[frozenset(content_stems(p))] > 1 for p in parts):
@@ -274,7 +277,7 @@ class _TitleReader:
         if lowered.startswith("how to "):
             rest = third_person(site.plain(" ".join(words[2:])), owner)
             return f"What's {owner.possessive} advice on how to {rest}" if rest else ""
-        versus = re.match(r"(.+?) vs\.? (.+)$", text, re.IGNORECASE)
+        versus = re.match(r"(.+?) (?:vs\.?|versus) (.+)$", text, re.IGNORECASE)
         if versus:
             first, second = (self.cased(x.strip()) for x in versus.groups())
             together = sum(  # a comparison weighs the two in one breath, more than once
@@ -350,8 +353,8 @@ class _TitleReader:
         own sentences, in two at least (so a pun or a passing phrase makes no question)."""
         if _WH.match(text) or _CLAUSE.search(text) or re.search(r"[!?]", text):
             return ""
-        if _PREPOSITION.match(text):
-            return ""  # "From recipes to weights" is half a thought
+        if _PREPOSITION.match(text) or re.match(r"(more|less|than|just|only|not)\b", text, re.I):
+            return ""  # "From recipes to weights", "More than mere semantics": half a thought
         words = text.split()
         content = [w for w in words if content_stems(w)]
         if len(content) * 2 < len(words):
