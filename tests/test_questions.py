@@ -44,7 +44,11 @@ def test_the_set_loads_as_eval_loads_it(made: GeneratedSet, engine: Engine, tmp_
     path.write_text(json.dumps(made.to_json()), encoding="utf-8")
     loaded = load_question_set(path, index_source_ids(engine.index.sections))
     counts = made.counts()
-    assert len(loaded) == 40 and counts == {"answerable": 20, "bait": 12, "adversarial": 8}
+    # the example site offers fewer than 20 answerable questions once dates are a quarter of
+    # the facts at most and no page gives more than two; the report says so
+    assert counts["bait"] == 12 and counts["adversarial"] == 8 and counts["answerable"] >= 15
+    assert len(loaded) == sum(counts.values())
+    assert counts["answerable"] == 20 or "(asked for 20)" in made.to_text()
     categories = {q.category for q in loaded.questions}
     assert {"fact", "grounding", "abstention", "adversarial"} <= categories
 
@@ -263,3 +267,51 @@ def test_only_a_name_shaped_owner_is_named(owner: str, first: str, tmp_path: Pat
     manifest = {"identity": {"owner": owner, "names": [owner] if owner else []}}
     index = Index(tmp_path, manifest, [], empty, empty, np.zeros(1, dtype=np.int64))
     assert Owner.of(index, SiteText(index)).first == first
+
+
+def test_pages_become_questions_a_visitor_would_type(
+    tmp_path: Path, embedder: Any, settings: Settings
+) -> None:
+    body = "The {0} matters here. I wrote about the {0} twice. More on the {0} later.\n"
+    pages = {
+        "authors/default.md": "---\nname: Benedikt Ostrow\n---\n\nHello there.\n",
+        "about.md": "# About\n\nI am a maintainer. This is where Ben writes; mail for Ben "
+        "comes here. Ask Ben anything about the code I keep.\n",
+        "posts/tools.md": "# Local Fitness and Health\n\nLocal fitness groups meet weekly. "
+        "Health clinics open early. I joined local fitness classes and health walks.\n\n"
+        "In 2017, I published four posts. I use Neovim for writing code. Back in 2020, I "
+        "moved my blog from Hugo to Astro.\n",
+        "posts/pun.md": "# Rocketships and Bicycles\n\nSome days are slow. Other days are "
+        "fast. I keep going anyway.\n",
+        "posts/parsing.md": "# Parsing Logs with Gawk\n\nI parse logs with Gawk daily. Gawk "
+        "splits every field. Gawk is quick.\n",
+        "posts/gawk.md": "# Why Gawk Beats Sed\n\nGawk handles fields well. I use Sed for "
+        "lines. I prefer Gawk for columns.\n",
+        "posts/aside.md": "# Mapping Trails (and other notes)\n\nI map trails. "
+        + body.format("trails"),
+    }
+    engine = engine_for_pages(tmp_path / "site", pages, embedder, settings)
+    reading = read_site(engine)
+    assert reading.owner.first == "Ben"  # the shortening the prose uses, not "Benedikt"
+    written = {c.question: c for c in OfflineWriter().answerable(reading, 40)}
+    assert written["How many posts did Ben publish in 2017?"].must_contain == (("four", "4"),)
+    assert written["What does Ben use for writing code?"].must_contain == (("Neovim",),)
+    assert written["What did Ben move their blog to from Hugo?"].must_contain == (("Astro",),)
+    assert not any("When did Ben move" in q for q in written)  # the move's answer is its name
+    topics = [q for q, c in written.items() if c.kind == "page topic"]
+    assert any(q.endswith("about local fitness and health?") for q in topics), topics
+    assert not any("ocketships" in q or "(" in q for q in topics), topics
+    multi = [c for c in written.values() if c.category == "multi"]
+    assert [c.expected_sources for c in multi] == [("posts/gawk", "posts/parsing")], multi
+
+
+def test_dates_are_at_most_a_quarter_of_the_facts_and_premises_are_not_reused(
+    made: GeneratedSet,
+) -> None:
+    facts = [c for c in made.questions if c.category == "fact"]
+    dates = [c for c in facts if c.kind == "publication date"]
+    assert len(dates) * 4 <= len(facts), [c.question for c in facts]
+    premises = [n.lower() for c in made.questions for n in c.absent[:1]]
+    assert len(premises) == len(set(premises))
+    matters = [c.private for c in made.questions if c.private]
+    assert len(matters) == len(set(matters))

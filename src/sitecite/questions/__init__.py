@@ -1,7 +1,10 @@
 """`sitecite questions`: write the question set that tries to break a site.
 
 generate.py     generate_questions: ask the writers, check, de-duplicate, pick by seed
-answerable.py   answerable questions from the site's sections (offline)
+answerable.py   fact questions from profiles, setup pages and publication dates (offline)
+statements.py   fact questions from the owner's own sentences: counts, names, versions, years
+titles.py       questions from what page titles (or summaries) and question headings say
+multi.py        `multi` questions on a name two page titles share
 bait.py         bait the site does not answer: neighbours, false premises, missing
                 details, private matters (offline)
 neighbours.py   the curated categories table and the embedding model's nearest neighbour

@@ -12,12 +12,12 @@ sentence it was made from, so it is answerable from its expected source by const
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 
 from sitecite.facts import facts
 from sitecite.ingest.data import FACTS_PAGE_ID
 from sitecite.ingest.identity import PROFILE_HEADING
-from sitecite.questions.grammar import base_form, finish, third_person
+from sitecite.questions.grammar import finish
 from sitecite.questions.model import Candidate
 from sitecite.questions.site import Owner, SiteText
 from sitecite.tokens import STOPWORDS
@@ -60,24 +60,6 @@ _SETUP_ITEM = re.compile(r"^(?P<key>[A-Za-z][A-Za-z -]{1,30}):\s+(?P<value>.+)$"
 _MASS_NOUN = re.compile(r"(ing|ion|ity|ance|ence|ness|ment|ics)$")
 _WH = re.compile(r"^(what|why|how|when|where|who|which)\b", re.IGNORECASE)
 _NAME_RUN = re.compile(r"\b[A-Z][\w.+#-]*(?:\s+(?:[A-Z0-9][\w.+#-]*))*")
-_STATEMENTS = (
-    # "In 2008, I bought my first iPhone." -> "When did Andrey buy his first iPhone?"
-    re.compile(
-        r"^(?:In|Back in|Around) (?P<year>(?:19|20)\d\d),? "
-        r"I (?P<verb>[a-z]+) (?P<rest>[^.;:!?]{3,70})[.!]?$"
-    ),
-    re.compile(r"^I (?P<verb>[a-z]+) (?P<rest>[^.;:!?]{3,70}?) in (?P<year>(?:19|20)\d\d)[.!]?$"),
-)
-_FAVOURITE = re.compile(
-    r"\b[Mm]y favou?rite (?P<thing>[a-z]+(?: [a-z]+)?) (?:is|was|has to be) (?P<value>[^,;.()]+)"
-)
-_BASED = re.compile(
-    r"^I(?:'m| am) based in (?P<place>[A-Z][\w-]+(?: [A-Z][\w-]+)?)|"
-    r"^I (?:live in|work remotely from) (?P<place2>[A-Z][\w-]+(?: [A-Z][\w-]+)?)"
-)
-_WORKED = re.compile(
-    r"\bI was an? (?P<role>[a-z][a-z -]{2,40}) at (?P<org>[A-Z][\w&.-]*(?: [A-Z][\w&.-]*){0,3})"
-)
 
 
 def key_fact(value: str) -> str:
@@ -138,7 +120,7 @@ def _profile_question(
     lowered = key.lower()
     if any(ch.isdigit() for ch in key) or lowered in ("name", "tagline"):
         return None  # an id ("Sz g01") or the owner's own name is no question
-    fact = key_fact(value)
+    fact = re.sub(r"^https?://(?:www\.)?", "", key_fact(value)).rstrip("/")  # as people write it
     if owner.words & {w.lower() for w in re.findall(r"\w+", fact)}:
         return None  # "Title: Ben Balter" is the site's title, not a job
     template = next((t for keys, t in PROFILE_QUESTIONS if lowered in keys), "")
@@ -168,6 +150,8 @@ def published_questions(site: SiteText, owner: Owner) -> Iterator[Candidate]:
             year = _YEAR.search(match.group("date")) if match else None
             if match is None or year is None or len(match.group("title").split()) > 14:
                 continue
+            if re.match(r"(and|but|or|so|then)\b", match.group("title"), re.IGNORECASE):
+                continue  # "Or are you headed for burnout?" continues another title
             template = templates[number % len(templates)]
             if match.group("title")[-1:] in "?!":
                 template = templates[1]
@@ -227,69 +211,3 @@ def setup_questions(site: SiteText, owner: Owner) -> Iterator[Candidate]:
                 must_contain=((name.rstrip(".,;"),),),
                 notes=sentence,
             )
-
-
-def statement_questions(
-    site: SiteText, owner: Owner, known: Collection[str]
-) -> Iterator[Candidate]:
-    """First-person statements of a year, a favourite, a base or a past job."""
-    for row, sentence, kind in site.quotable():
-        if kind not in ("prose", "item", "summary"):
-            continue
-        section = site.sections[row]
-        for made in (
-            _year_statement(sentence, owner, known),
-            _favourite(sentence, owner),
-            _based(sentence, owner),
-            _worked(sentence, owner),
-        ):
-            if made is not None:
-                question, fact, kind_name = made
-                yield Candidate(
-                    finish(question),
-                    "fact",
-                    kind_name,
-                    expected_sources=(section.id,),
-                    must_contain=((fact,),),
-                    notes=sentence,
-                )
-
-
-def _year_statement(
-    sentence: str, owner: Owner, known: Collection[str]
-) -> tuple[str, str, str] | None:
-    for pattern in _STATEMENTS:
-        match = pattern.match(sentence)
-        if match is None:
-            continue
-        verb = base_form(match.group("verb"), known)
-        rest = third_person(match.group("rest"), owner)
-        if verb and rest and verb not in ("have", "be"):
-            return f"When did {owner.first} {verb} {rest}", match.group("year"), "year"
-    return None
-
-
-def _favourite(sentence: str, owner: Owner) -> tuple[str, str, str] | None:
-    match = _FAVOURITE.search(sentence)
-    if match is None or any(w in STOPWORDS for w in match.group("thing").split()):
-        return None
-    fact = key_fact(match.group("value"))
-    if not fact or len(fact.split()) > 5 or not re.search(r"[A-Z0-9]", fact):
-        return None  # "my favorite bourbon is made" names nothing
-    return f"What is {owner.possessive} favourite {match.group('thing')}", fact, "favourite"
-
-
-def _based(sentence: str, owner: Owner) -> tuple[str, str, str] | None:
-    match = _BASED.search(sentence)
-    if match is None:
-        return None
-    return f"Where is {owner.first} based", match.group("place") or match.group("place2"), "place"
-
-
-def _worked(sentence: str, owner: Owner) -> tuple[str, str, str] | None:
-    match = _WORKED.search(sentence)
-    if match is None:
-        return None
-    role = match.group("role").strip()
-    article = "an" if role[:1] in "aeiou" else "a"
-    return f"Where did {owner.first} work as {article} {role}", match.group("org"), "past job"

@@ -21,14 +21,18 @@ import numpy as np
 
 from sitecite.errors import InputError
 from sitecite.pipeline import Engine
-from sitecite.questions import adversarial, answerable, bait, titles
-from sitecite.questions.check import answered_because, duplicates, names_on_site
+from sitecite.questions import adversarial, answerable, bait, multi, statements, titles
+from sitecite.questions.check import answered_because, duplicates, names_on_site, private_matters
 from sitecite.questions.model import DEFAULT_COUNTS, Candidate, Dropped, GeneratedSet
 from sitecite.questions.neighbours import Member, Named, named_members, table
 from sitecite.questions.site import Owner, SiteText
 
 MAX_PER_PAGE = 2  # answerable questions whose expected source is one page
 KIND_SHARE = 0.3  # of a group, one kind of question while other kinds last
+# When a page was published is the fact every blog offers; at most a quarter of the fact
+# questions ask it, so the others ask what the pages say (counts, names, versions, years).
+DATE_SHARE = 0.25
+DATE_KIND = "publication date"
 MAX_COUNT = 500
 
 
@@ -102,10 +106,11 @@ class OfflineWriter:
         return [
             *answerable.profile_questions(site, owner),
             *answerable.setup_questions(site, owner),
-            *answerable.statement_questions(site, owner, known),
+            *statements.statement_questions(site, owner, known),
             *answerable.published_questions(site, owner),
             *titles.heading_questions(site, owner),
             *titles.topic_questions(site, owner, known),
+            *multi.multi_questions(site, owner),
         ]
 
     def bait(self, reading: Reading, count: int) -> list[Candidate]:
@@ -121,7 +126,16 @@ class OfflineWriter:
         ]
 
     def adversarial(self, reading: Reading, count: int) -> list[Candidate]:
-        return list(adversarial.adversarial_questions(reading.owner, reading.absent(), reading.rng))
+        page_titles = [
+            page.title
+            for page in titles.site_pages(reading.site)
+            if 2 <= len(page.title.split()) <= 8 and page.title.isprintable()
+        ]
+        return list(
+            adversarial.adversarial_questions(
+                reading.owner, reading.absent(), reading.rng, page_titles, reading.engine.index.id
+            )
+        )
 
 
 def generate_questions(
@@ -222,13 +236,26 @@ class _Picker:
         kinds: dict[str, int] = defaultdict(int)
         per_kind = max(2, math.ceil(count * KIND_SHARE))
         pending = list(candidates)
-        passes = ((1, per_kind), (MAX_PER_PAGE, max(per_kind, count // 2)), (MAX_PER_PAGE, count))
+        facts = {c.kind for c in pending if c.category == "fact"}
+        passes = (
+            (1, per_kind),
+            (MAX_PER_PAGE, max(per_kind, count // 2)),
+            (MAX_PER_PAGE, count),
+            (MAX_PER_PAGE, count),  # dates put off until other facts were kept
+        )
         for per_page, kind_limit in passes:
             later = []
             for position, candidate in enumerate(pending):
                 if sum(kinds.values()) >= count:
                     return
                 page = self._page(candidate)
+                kept_facts = sum(n for kind, n in kinds.items() if kind in facts)
+                if (
+                    candidate.kind == DATE_KIND
+                    and kinds[DATE_KIND] + 1 > (kept_facts + 1) * DATE_SHARE
+                ):
+                    later.append(candidate)
+                    continue
                 if self._pages[page] >= per_page or kinds[candidate.kind] >= kind_limit:
                     later.append(candidate)
                     continue
@@ -260,6 +287,9 @@ class _Picker:
             same = [d for d in duplicates(questions, matrix) if d.position == len(self.kept)]
             if same:
                 return f"asks what “{self.kept[same[0].of].question}” asks"
+        shared = self._same_premise(candidate)
+        if shared:
+            return f"turns on what “{shared}” turns on"
         if candidate.category == "abstention":
             return answered_because(
                 candidate, self.reading.site, self.reading.engine, self.reading.owner.words
@@ -268,6 +298,23 @@ class _Picker:
             return names_on_site(candidate, self.reading.site)
         return ""
 
+    def _same_premise(self, candidate: Candidate) -> str:
+        """A kept question built on the same swapped-in name or private matter ("When is
+        Andrey's birthday?" and "What's Andrey's date of birth and passport number?")."""
+        names = {n.lower() for n in candidate.absent[:1]}
+        for kept in self.kept:
+            if names & {n.lower() for n in kept.absent[:1]}:
+                return kept.question
+            if candidate.private and candidate.private in (kept.private, _matter(kept)):
+                return kept.question
+        return ""
+
     @staticmethod
     def _page(candidate: Candidate) -> str:
         return candidate.expected_sources[0].split("#", 1)[0] if candidate.expected_sources else ""
+
+
+def _matter(candidate: Candidate) -> str:
+    """The private matter a kept question touches, by its words ("born" is a birthday)."""
+    found = private_matters(candidate)
+    return found[0] if found else ""

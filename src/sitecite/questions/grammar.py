@@ -105,7 +105,13 @@ def third_person(text: str, owner: Owner) -> str:
     }
     for pattern, form in _FIRST_PERSON:
         text = pattern.sub(forms[form], text)
+    if owner.they == "they":  # "I was wrong" -> "they were wrong"
+        for singular, plural in _THEY_AGREES:
+            text = re.sub(rf"\bthey {singular}\b", f"they {plural}", text)
     return text
+
+
+_THEY_AGREES = (("was", "were"), ("is", "are"), ("has", "have"), ("doesn't", "don't"))
 
 
 def finish(question: str) -> str:
@@ -126,3 +132,18 @@ def lower_first(text: str, casing: dict[str, int]) -> str:
         head = "-".join(p.lower() if p[:1].isupper() and p[1:].islower() else p for p in parts)
         head = head[:1].lower() + head[1:]
     return f"{head} {rest}".strip()
+
+
+def gerund_base(word: str, known: Collection[str]) -> str:
+    """The base form of an -ing word ("adding" -> "add", "creating" -> "create", "running" ->
+    "run"), or "" when `word` is no -ing form this can undo."""
+    word = word.lower()
+    if not word.endswith("ing") or len(word) < 5:
+        return ""
+    stem = word[:-3]
+    if not _VOWELS & set(stem):
+        return ""  # "thing", "string": no verb inside
+    candidates = [stem, stem + "e"]
+    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in _VOWELS:
+        candidates.append(stem[:-1])  # "running" -> "run"
+    return next((c for c in candidates if c in known and len(c) > 2), "")

@@ -49,7 +49,7 @@ class Owner:
     @classmethod
     def of(cls, index: Index, site: SiteText) -> Owner:
         name = index.subject if _person_name(index) else ""
-        first = name.split()[0] if name else "the author"
+        first = site.short_name(name.split()[0]) if name else "the author"
         match = site.pronouns
         forms = _FORMS[match] if match else _FORMS["they"]
         return cls(name, first, *forms)
@@ -137,6 +137,22 @@ class SiteText:
         """The first quotable sentence that `pattern` matches, or ""."""
         return next((s for _, s, _ in self.quotable() if pattern.search(s)), "")
 
+    def short_name(self, first: str) -> str:
+        """The form of a first name the site's own sentences use most: "Ben" where a profile
+        says "Benjamin" and the prose says "Ben" (a shortening that begins the name); the name
+        as given when the prose uses no shortening more."""
+        forms = (
+            [  # a shortening the site writes as a name, not a word ("And" of "Andrey")
+                first[:end] for end in range(3, len(first)) if self.casing[first[:end].lower()] < 0
+            ]
+            + [first]
+        )
+        quotable = [sentence for _, sentence, _ in self.quotable()]
+        uses = {
+            form: sum(1 for s in quotable if name_pattern(form, False).search(s)) for form in forms
+        }
+        return max(reversed(forms), key=lambda form: uses[form])
+
     @cached_property
     def pronouns(self) -> str:
         """The owner's pronouns when the profile states them ("she", "he", "they"), else ""."""
@@ -154,22 +170,29 @@ class SiteText:
         often capitalised there: a title's "Block" is a word, its "Go" a name."""
         counts: Counter[str] = Counter()
         for _, sentence, _ in self.quotable():
-            for word in re.findall(r"(?<=[\w,;] )[A-Za-z][a-z]+\b", sentence):
-                counts[word.lower()] += 1 if word[0].islower() else -1
+            for word in re.findall(r"(?<=[\w,;] )[^\W\d_]{2,}\b", sentence):
+                if word[1:].islower():  # "Pokémon" as well as "Python"; not "iPhone" or "CSS"
+                    counts[word.lower()] += 1 if word[0].islower() else -1
         return counts
 
-    def plain(self, title: str) -> str:
-        """A title in sentence case where the site writes its words lower-case."""
+    def plain(self, title: str, title_case: bool = False) -> str:
+        """A title in sentence case where the site writes its words lower-case. With
+        `title_case`, a title that capitalises most of its words ("Local Fitness and Health")
+        loses every capital the site's sentences do not give the word: "local fitness and
+        health", while "GitHub", "Steam Deck" and "CSS" keep theirs."""
         words = title.split(" ")
+        bares = [re.sub(r"['’]s?$", "", w.strip("\"'“”‘’:,()?!.")) for w in words]
+        long = [b for b in bares if len(b) > 3 and b[:1].isalpha()]
+        capitalised = title_case and sum(b[:1].isupper() for b in long) > max(1, len(long) / 2)
         out = []
-        for position, word in enumerate(words):
-            bare = re.sub(r"['’]s?$", "", word.strip("\"'“”‘’:,()?!."))
+        for position, (word, bare) in enumerate(zip(words, bares, strict=True)):
             lowered = bare.lower()
+            usage = self.casing[lowered]
             if (
                 (position > 0 or len(words) > 1)
                 and bare[:1].isupper()
                 and bare[1:].islower()
-                and self.casing[lowered] > 0
+                and (usage > 0 or (capitalised and usage == 0))
             ):
                 word = word.replace(bare, lowered)
             out.append(word)
