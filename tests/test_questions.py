@@ -289,6 +289,10 @@ def test_pages_become_questions_a_visitor_would_type(
         "lines. I prefer Gawk for columns.\n",
         "posts/aside.md": "# Mapping Trails (and other notes)\n\nI map trails. "
         + body.format("trails"),
+        # a post that redirects elsewhere: its description is all the site has of it
+        "posts/moved.md": "---\ntitle: Seven Lessons from Running Kilns\ndescription: Kilns "
+        "teach patience. Firing takes days. We look back at seven lessons.\n"
+        "redirect_to: https://example.org/kilns\n---\n",
     }
     engine = engine_for_pages(tmp_path / "site", pages, embedder, settings)
     reading = read_site(engine)
@@ -301,6 +305,7 @@ def test_pages_become_questions_a_visitor_would_type(
     topics = [q for q, c in written.items() if c.kind == "page topic"]
     assert any(q.endswith("about local fitness and health?") for q in topics), topics
     assert not any("ocketships" in q or "(" in q for q in topics), topics
+    assert not any("posts/moved" in c.expected_sources for c in written.values()), topics
     multi = [c for c in written.values() if c.category == "multi"]
     assert [c.expected_sources for c in multi] == [("posts/gawk", "posts/parsing")], multi
 

@@ -130,17 +130,16 @@ class _Page:
 
 
 def site_pages(site: SiteText) -> list[_Page]:
-    """Every page with at least three sentences an answer may quote, the facts page aside."""
+    """Every page with at least three sentences of body, the facts page aside: a page that is
+    only its summary (a post that redirects elsewhere) does not say what its title promises."""
     rows: dict[str, list[int]] = {}
-    quotable: dict[str, int] = {}
     for row, _, _ in site.quotable():
         page = site.sections[row].page_id
-        quotable[page] = quotable.get(page, 0) + 1
         if row not in rows.setdefault(page, []):
             rows[page].append(row)
     pages = []
     for page, numbers in rows.items():
-        if page == FACTS_PAGE_ID or quotable[page] < 3:
+        if page == FACTS_PAGE_ID:
             continue
         body: list[frozenset[str]] = []
         summary, code = "", False
@@ -157,6 +156,8 @@ def site_pages(site: SiteText) -> list[_Page]:
                 elif kind == "summary" and not summary:
                     summary = sentence
                 code = code or kind == "code"
+        if len(body) < 3:
+            continue
         pages.append(_Page(page, site.sections[numbers[0]].title, summary, tuple(body), code))
     return pages
 
