@@ -5,6 +5,8 @@ left to the ranker and the answerability model."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from conftest import engine_for_pages
 
@@ -299,3 +301,7 @@ def test_a_question_about_the_owner_is_answered_from_their_about_page(
     assert retries.outcome == "answered" and "three times" in retries.answer  # a count
     why, _ = answer(engine, "Why did she choose Tromsø?")
     assert why.outcome != "answered"
+    # two parts that the page's opening answers together: said once, not once per part
+    both, _ = answer(engine, "What's Mara's job, and which company does she work for?")
+    sentences = [s for s in re.split(r"(?<=\.) ", both.answer) if "Fernwood" in s]
+    assert both.outcome == "answered" and len(sentences) == 1, both.answer

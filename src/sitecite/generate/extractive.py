@@ -258,7 +258,11 @@ class ExtractiveGenerator(Generator):
         # a question of several parts gets one sentence per part; a single one, followers
         room = self.max_sentences - 1 if whole else 0
         if summary == "about":  # a bio is said as it opens, its sentences in their order
-            chosen = [opening(context.sections[lead_item.section_position], lead_item, room + 1)]
+            # said whole, whatever the number of parts: "What's her job, and which company is
+            # it?" is answered by the opening once, not by its first sentence once per part
+            bio = opening(context.sections[lead_item.section_position], lead_item)
+            fresh = tuple(sentence for sentence in bio.sentences if sentence not in said)
+            chosen = [Passage(bio.section_position, fresh)] if fresh else []
         else:
             chosen = passages_for(
                 ranked, context.sections, part.text, self.follower, room, keep_lead=bool(summary)
@@ -542,13 +546,13 @@ def answer_features(proposals: Sequence[Proposal], parts: int) -> dict[str, floa
 BIO_SENTENCES = 2  # of a bio's opening, the sentences said for "who are you?"
 
 
-def opening(section: Section, lead: Candidate, most: int) -> Passage:
+def opening(section: Section, lead: Candidate) -> Passage:
     """The lead and the quotable sentences after it in its section, in order: how a page
     that describes its owner opens ("Hi, I'm Mara Lind. I am a staff engineer at...")."""
     said = [lead.text]
     pairs = zip(section.sentences, section.sentence_kinds, strict=True)
     for number, (text, kind) in enumerate(pairs):
-        if len(said) >= min(most, BIO_SENTENCES):
+        if len(said) >= BIO_SENTENCES:
             break
         if number > lead.sentence_position and kind in QUOTABLE:
             said.append(text)
