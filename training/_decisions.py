@@ -91,7 +91,7 @@ def decide(
     if context is None:
         decision.refused_early = True
         return decision
-    if unknown_names(context):
+    if unknown_names(context, context.read()):
         decision.refused_early = True
         return decision
     parts = question_parts(question)

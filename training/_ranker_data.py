@@ -110,7 +110,7 @@ def group_for(
         dtype=int,
     )
     gate = np.array([admitted[c.section_position] for c in candidates], dtype=bool)
-    checks = {"entities": not unknown_names(context)}
+    checks = {"entities": not unknown_names(context, context.read())}
     texts = [c.text for c in candidates]
     places = [(c.section_position, c.sentence_position) for c in candidates]
     group = Group(*where, question, answerable, matrix, labels, gate, texts, checks, places)
