@@ -150,7 +150,7 @@ def decisions(reuse: bool) -> list[Decision]:
     groups, _ = collect(True)
     sites = [g for g in groups if g.site in SITES]
     settings = load_settings({}, config_file=None, environ={})
-    embedder = get_embedder(settings.embedder, threads=2)
+    embedder = get_embedder(settings.embedder, threads=1)  # one thread: the same bits each run
     found = []
     asked = questions()
     for site in SITES:

@@ -213,7 +213,7 @@ def collect(reuse: bool) -> tuple[list[Group], dict[str, Any]]:
         except (ModuleNotFoundError, AttributeError):
             pass  # written by an older layout of these modules: collect again
     settings = load_settings({}, config_file=None, environ={})
-    embedder = get_embedder(settings.embedder, threads=2)
+    embedder = get_embedder(settings.embedder, threads=1)  # one thread: the same bits each run
     engines = {site: site_engine(site, embedder, settings) for site in ("jarvis", "timlrx")}
     engines["example"] = site_engine("example", embedder, settings)
     items = load()

@@ -19,24 +19,14 @@ def add_questions_parser(sub: Any, command: Callable[[str], Callable[..., Any]])
     )
     parser.add_argument("--index", required=True, help="the index to write questions for")
     parser.add_argument("--out", required=True, metavar="Q.json", help="where to write the set")
-    parser.add_argument(
-        "--answerable",
-        type=int,
-        default=DEFAULT_COUNTS["answerable"],
-        help=f"answerable questions (default {DEFAULT_COUNTS['answerable']})",
-    )
-    parser.add_argument(
-        "--bait",
-        type=int,
-        default=DEFAULT_COUNTS["bait"],
-        help=f"bait questions (default {DEFAULT_COUNTS['bait']})",
-    )
-    parser.add_argument(
-        "--adversarial",
-        type=int,
-        default=DEFAULT_COUNTS["adversarial"],
-        help=f"adversarial questions (default {DEFAULT_COUNTS['adversarial']})",
-    )
+    for category in ("answerable", "bait", "adversarial"):
+        default = DEFAULT_COUNTS[category]
+        parser.add_argument(
+            f"--{category}",
+            type=int,
+            default=default,
+            help=f"{category} questions (default {default})",
+        )
     parser.add_argument(
         "--seed", type=int, default=0, help="picks among the candidates (default 0)"
     )

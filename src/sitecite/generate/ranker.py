@@ -2,7 +2,7 @@
 decide whether to answer at all and whether a second sentence adds to the first.
 
 The ranker scores how likely each candidate sentence is to answer the question: a linear score
-over the features of `generate/features.py`, fitted by `bench/train_ranker.py` as a pairwise
+over the features of `generate/features.py`, fitted by `training/train_ranker.py` as a pairwise
 logistic regression (the answering sentence against the others of the same question) on the
 answer data of bench/answerdata and the real sites' dev halves. A score difference of d between
 two sentences means the first answers with odds e^d to one against the second. The other two
@@ -27,6 +27,20 @@ from sitecite.errors import SiteciteError
 from sitecite.generate.features import FEATURES
 
 WEIGHTS = "answer_ranker.json"
+
+
+SIGNIFICANT = 8  # digits kept of a fitted number: refits differ from the 15th or so
+
+
+def _rounded(value: Any) -> Any:
+    """`value` with every float rounded to SIGNIFICANT significant digits."""
+    if isinstance(value, float):
+        return float(f"{value:.{SIGNIFICANT}g}")
+    if isinstance(value, dict):
+        return {key: _rounded(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_rounded(item) for item in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -60,14 +74,18 @@ class Ranker:
         return float(self.about.get("threshold", 0.5))
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "features": list(self.features),
-            "mean": self.mean.tolist(),
-            "scale": self.scale.tolist(),
-            "coef": self.coef.tolist(),
-            "intercept": self.intercept,
-            "about": self.about,
-        }
+        """The weights as shipped, every number to SIGNIFICANT digits: a refit on the same rows
+        writes the same bytes, whatever noise the last bits of the features carry."""
+        return _rounded(
+            {
+                "features": list(self.features),
+                "mean": self.mean.tolist(),
+                "scale": self.scale.tolist(),
+                "coef": self.coef.tolist(),
+                "intercept": float(self.intercept),
+                "about": self.about,
+            }
+        )
 
     @classmethod
     def from_json(
