@@ -3,7 +3,10 @@ of the example site built once (incrementally, so a rerun embeds nothing new).""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +18,22 @@ from sitecite.embed import Embedder, get_embedder
 from sitecite.pipeline import Engine
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def run_module(module: str, *args: object, timeout: int = 300) -> subprocess.CompletedProcess[str]:
+    """`python -m MODULE ARGS` from the repository root, as the docs run it; it must succeed."""
+    run = subprocess.run(
+        [sys.executable, "-m", module, *map(str, args)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+        timeout=timeout,
+    )
+    assert run.returncode == 0, run.stderr
+    return run
+
+
 EXAMPLE_SITE = REPO / "examples" / "site"
 EXAMPLE_QUESTIONS = REPO / "examples" / "questions.json"
 CALIBRATION_QUESTIONS = REPO / "examples" / "calibration.json"

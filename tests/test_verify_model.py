@@ -5,13 +5,10 @@ labelled replies on their dev half only."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import shared_data
+from conftest import run_module, shared_data
 from test_verify import make_evidence
 
 from sitecite.errors import SiteciteError
@@ -73,15 +70,7 @@ def test_exact_checks_never_wrong_on_dev_are_fatal(evidence, text, check, why) -
 def test_the_training_script_fits_on_dev_and_reports_every_half(tmp_path: Path) -> None:
     pytest.importorskip("sklearn")
     data = shared_data("verification", "example-site.jsonl")
-    run = subprocess.run(
-        [sys.executable, "-m", "training.train_verifier", str(data), "--json"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO / "src")},
-        timeout=600,
-    )
-    assert run.returncode == 0, run.stderr
+    run = run_module("training.train_verifier", data, "--json", timeout=600)
     report = json.loads(run.stdout.strip().splitlines()[-1])
     assert 0.0 < report["threshold"] < 1.0
     for half in ("dev_cross_validated", "example-site.jsonl dev", "example-site.jsonl test"):

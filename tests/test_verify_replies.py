@@ -7,16 +7,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from conftest import REPO, shared_data
+from conftest import REPO, run_module, shared_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -213,7 +210,7 @@ def test_the_benchmark_writes_what_a_visitor_sees(tmp_path: Path) -> None:
     sample = tmp_path / "sample.jsonl"
     sample.write_text("".join(data.read_text(encoding="utf-8").splitlines(keepends=True)[:6]))
     out = tmp_path / "shown.jsonl"
-    run = verify_replies(sample, "--out", out, "--json")
+    run = run_module("bench.verify_replies", sample, "--out", out, "--json")
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     records = [json.loads(line) for line in sample.read_text().splitlines()]
     assert [line["id"] for line in lines] == [r["id"] for r in records]
@@ -267,7 +264,7 @@ def test_the_benchmark_reads_quoted_replies_beside_unquoted_ones(tmp_path: Path)
     unquoted = tmp_path / "unquoted.jsonl"
     unquoted.write_text(json.dumps(first) + "\n")
     out = tmp_path / "shown.jsonl"
-    run = verify_replies(quoted, unquoted, "--out", out, "--json")
+    run = run_module("bench.verify_replies", quoted, unquoted, "--out", out, "--json")
     shown = [json.loads(line) for line in out.read_text().splitlines()]
     assert [s["id"] for s in shown] == [r["id"] for r in quoted_records(first)] + [first["id"]]
     summary = json.loads(run.stdout.strip().splitlines()[-1])
@@ -276,17 +273,3 @@ def test_the_benchmark_reads_quoted_replies_beside_unquoted_ones(tmp_path: Path)
     assert figures["supported_dropped"] == 0 and figures["slipped_quotes"] == 1
     assert not shown[0]["refused"] and "[1]" in shown[0]["shown"]
     assert summary["files"]["unquoted.jsonl"]["all"]["quoted_answers"] == 0
-
-
-def verify_replies(*args: object) -> subprocess.CompletedProcess[str]:
-    """`python -m bench.verify_replies ARGS` run from the repository, as its docs run it."""
-    run = subprocess.run(
-        [sys.executable, "-m", "bench.verify_replies", *map(str, args)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO / "src")},
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stderr
-    return run
