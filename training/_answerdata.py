@@ -185,3 +185,13 @@ def site_engine(site: str, embedder: Any, settings: Any) -> Any:
     index_dir = CACHE / "sites" / site
     build_index(require(SITES[site], f"the {site} site"), index_dir, embedder)
     return Engine.load(index_dir, settings)
+
+
+def fitting_setup() -> tuple[Any, Any]:
+    """The default settings and the embedder every fit computes its features with: one
+    onnxruntime thread, so that a refit sees the same bits and writes the same bytes."""
+    from sitecite.config import load_settings
+    from sitecite.embed import get_embedder
+
+    settings = load_settings({}, config_file=None, environ={})
+    return settings, get_embedder(settings.embedder, threads=1)

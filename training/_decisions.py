@@ -22,7 +22,7 @@ import numpy as np
 
 from bench._common import CACHE, question_context
 from training import train_ranker
-from training._answerdata import load, site_engine
+from training._answerdata import fitting_setup, load, site_engine
 from training._ranker_data import collect, dev_questions
 
 SITES = train_ranker.SITES
@@ -138,8 +138,6 @@ def _held(groups: list[list[str]], text: str) -> set[int]:
 
 def decisions(reuse: bool) -> list[Decision]:
     """Every question's decision rows, each made with a ranker fitted on the other sites."""
-    from sitecite.config import load_settings
-    from sitecite.embed import get_embedder
     from sitecite.generate.answerable import ANSWERABLE_FEATURES
     from sitecite.generate.extractive import ExtractiveGenerator
     from sitecite.generate.follow import FOLLOW_FEATURES
@@ -149,8 +147,7 @@ def decisions(reuse: bool) -> list[Decision]:
         return [Decision(**row) for row in pickle.loads(saved.read_bytes())]
     groups, _ = collect(True)
     sites = [g for g in groups if g.site in SITES]
-    settings = load_settings({}, config_file=None, environ={})
-    embedder = get_embedder(settings.embedder, threads=1)  # one thread: the same bits each run
+    settings, embedder = fitting_setup()
     found = []
     asked = questions()
     for site in SITES:

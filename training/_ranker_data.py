@@ -27,7 +27,14 @@ from typing import Any
 import numpy as np
 
 from bench._common import CACHE, DATA, REPO, require
-from training._answerdata import Item, load, map_item, mapping_counts, site_engine
+from training._answerdata import (
+    Item,
+    fitting_setup,
+    load,
+    map_item,
+    mapping_counts,
+    site_engine,
+)
 
 K = 8
 QUESTIONS = REPO / "bench" / "questions"
@@ -201,8 +208,6 @@ def squad_groups(embedder: Any, settings: Any) -> list[Group]:
 def collect(reuse: bool) -> tuple[list[Group], dict[str, Any]]:
     """Every group (answer data, dev halves, SQuAD) and the gold-sentence mapping counts, or the
     previous run's with `reuse` when the features have not changed since."""
-    from sitecite.config import load_settings
-    from sitecite.embed import get_embedder
     from sitecite.generate.features import FEATURES
 
     version = hashlib.sha256(" ".join(FEATURES).encode()).hexdigest()[:12]
@@ -212,8 +217,7 @@ def collect(reuse: bool) -> tuple[list[Group], dict[str, Any]]:
             return pickle.loads(saved.read_bytes())  # type: ignore[no-any-return]
         except (ModuleNotFoundError, AttributeError):
             pass  # written by an older layout of these modules: collect again
-    settings = load_settings({}, config_file=None, environ={})
-    embedder = get_embedder(settings.embedder, threads=1)  # one thread: the same bits each run
+    settings, embedder = fitting_setup()
     engines = {site: site_engine(site, embedder, settings) for site in ("jarvis", "timlrx")}
     engines["example"] = site_engine("example", embedder, settings)
     items = load()
