@@ -2,7 +2,8 @@
 before retrieval, so the rest of the pipeline answers a question that stands on its own.
 
 A question is a follow-up when the conversation has a previous turn and the question leans on
-it: it points back (it, that, this, there, then, they...), it is elliptical ("And when?",
+it: it points back (that, this, there...; it, they... unless the question names its own topic
+in four content words or more, which they then stand for), it is elliptical ("And when?",
 "What size?", "what about Kestrel Bank?"), or every word it has is one that many pages of
 the site use, so on its own it could be about anything ("What would she do differently?").
 
@@ -31,6 +32,8 @@ from sitecite.types import Hit, Turn
 # Pronouns and adverbs that point at something said before. He/she/him/her are left out: on
 # a personal site they mean the site's owner, whatever was asked before.
 POINTERS = frozenset("it its itself this these those there they them their theirs same".split())
+# Of those, the pronouns, which may stand for a noun of the question itself ("shoppers ... they").
+PRONOUNS = frozenset("it its itself they them their theirs".split())
 # "that" points back unless it joins a clause to a noun ("a project that she built").
 _CLAUSE_STARTERS = frozenset(
     "i you he she we they it the a an his her their its my our your is was are were has have "
@@ -46,6 +49,8 @@ _FRAMING = frozenset(
     "should will has have had tell me more about please know".split()
 )
 SHORT_WORDS = 3  # "And when?", "What size?", "Why?"
+# a question with this many content words of its own names its topic: "they" in it are its own
+OWN_TOPIC_TERMS = 4
 COMMON_PAGE_SHARE = 0.2  # a word on at least this share of the site's pages says little
 COMMON_PAGE_MIN = 3
 
@@ -101,7 +106,7 @@ def resolve(question: str, history: Sequence[Turn], index: Index) -> Resolution:
     previous = history[-1]
     tokens = words(question)
     own = _own_terms(question, index)
-    if _points_back(tokens):
+    if _points_back(tokens, own_topic=_names_its_topic(own, index)):
         kind = "pointer"
     elif (
         _OPENERS.match(question) or len(tokens) <= SHORT_WORDS or not own or _all_common(own, index)
@@ -122,9 +127,20 @@ def resolve(question: str, history: Sequence[Turn], index: Index) -> Resolution:
     )
 
 
-def _points_back(tokens: list[str]) -> bool:
+def _names_its_topic(own: list[str], index: Index) -> bool:
+    """Whether a question says what it is about in its own words: OWN_TOPIC_TERMS or more
+    content terms of its own, not all of them words many pages use. Its pronouns may then
+    point inside it ("How did she stop shoppers from getting charged twice when they
+    double-clicked pay?": "they" are the shoppers), whatever was asked before."""
+    return len(set(own)) >= OWN_TOPIC_TERMS and not _all_common(own, index)
+
+
+def _points_back(tokens: list[str], own_topic: bool = False) -> bool:
+    """Whether a word of the question points at something said before: a demonstrative
+    always ("after that", "was that for"); a pronoun (it, they, them...) unless the question
+    names its own topic, which it then stands for."""
     for position, token in enumerate(tokens):
-        if token in POINTERS:
+        if token in POINTERS and not (own_topic and token in PRONOUNS):
             return True
         if token == "that":
             before = tokens[position - 1] if position else ""
