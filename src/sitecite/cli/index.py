@@ -109,13 +109,6 @@ def _report(run: Any, args: argparse.Namespace) -> int:
     if talk:
         for item in run.skipped:
             print(f"left out {item}", file=sys.stderr)
-        if run.unrouted:
-            shown = ", ".join(run.unrouted[:5]) + (", ..." if len(run.unrouted) > 5 else "")
-            print(
-                f"{len(run.unrouted)} page(s) matched no preset's rule, so their URL is the "
-                f"default route: {shown}",
-                file=sys.stderr,
-            )
     if args.json:
         print(json.dumps(run.to_json(), ensure_ascii=False), flush=True)
     elif not args.quiet:

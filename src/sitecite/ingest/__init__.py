@@ -37,7 +37,7 @@ from sitecite.ingest.published import (
     slugless,
 )
 from sitecite.ingest.retention import FileReport, file_report
-from sitecite.ingest.routes import Router
+from sitecite.ingest.routes import Preset, Router
 from sitecite.ingest.titles import own_titles
 from sitecite.ingest.webpage import is_built_site
 from sitecite.types import Block, Page, Section
@@ -90,6 +90,12 @@ class IngestResult:
     built_site: bool = False  # a generator's output: pages read by main-content extraction
     identity: Identity = field(default_factory=Identity)
     unrouted: list[str] = field(default_factory=list)  # pages no rule or preset routed
+
+    def route_lines(self) -> list[str]:
+        """What `sitecite index` says about URLs: the rules and presets used, and a warning
+        naming the pages whose URLs are a guess."""
+        warning = self.router.unrouted_warning(self.unrouted)
+        return self.router.describe() + ([warning] if warning else [])
 
 
 def _walk(root: Path, suffixes: set[str]) -> list[Path]:
@@ -207,14 +213,12 @@ def load_site(
     if not built:  # a rendered page's chrome is not prose it was meant to keep
         result.files = retention_reports(result.pages, result.sections, sources)
     result.warnings += [w for r in result.files if (w := r.warning()) is not None]
-    result.unrouted = [
-        p.id
-        for p in result.pages
-        if p.kind != "facts"
-        and router.presets
-        and not router.rules
-        and router.preset_for(p.id, p.source) is None
-    ]
+    if router.searched:
+        result.unrouted = [
+            p.id
+            for p in result.pages
+            if p.kind != "facts" and not router.routed_by(p.id, p.metadata, p.source)
+        ]
     return result
 
 
@@ -252,7 +256,23 @@ def _reason(page: Page, reading: Reading, raw: str, gatsby: dict[str, str]) -> s
             return reason
     if page.source in gatsby:
         return gatsby[page.source]
+    if page.kind == "data" and (generator := _shown_by_templates(page, reading.router)):
+        return (
+            f"data for {generator.name}'s templates or components: the generator publishes no "
+            "page of its own for it (a --route rule gives it one)"
+        )
     return placeholder_reason(page, raw) if page.kind == "page" else ""
+
+
+def _shown_by_templates(page: Page, router: Router) -> Preset | None:
+    """The detected generator, when a data file (a list of records) is one it only shows
+    through templates or components: no generator publishes a JSON or YAML file as a page,
+    so without an owner's rule it has no URL of its own. A hand-written site has no
+    templates: its data files stay pages, at their paths."""
+    generators = [p for p in router.presets if p.name != "static-html"]
+    if not generators or router.routed_by(page.id, {}, page.source) == "rule":
+        return None
+    return generators[0]
 
 
 def retention_reports(

@@ -8,14 +8,19 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from sitecite.ingest.layout import glob_first, js_value, read, rules_under
+from sitecite.ingest.layout import dependencies, glob_first, js_value, read, rules_under
 from sitecite.ingest.routes import Preset
 
 
 def astro_preset(base: Path, prefix: str) -> Preset | None:
     config_file = glob_first(base, "astro.config.*")
+    packages = dependencies(base)
     evidence = config_file or glob_first(base, "src/content/**/*.md*")
-    if not evidence:
+    if evidence:
+        evidence = f"{evidence} is Astro's"
+    elif "astro" in packages:
+        evidence = f"{packages['astro']} depends on astro"
+    else:
         return None
     config = read(base / config_file) if config_file else ""
     slash = "" if re.search(r"trailingSlash\s*:\s*['\"]never", config) else "/"
@@ -41,7 +46,7 @@ def astro_preset(base: Path, prefix: str) -> Preset | None:
     described = "; ".join(notes) or "no content config"
     return Preset(
         "astro",
-        f"{evidence} is Astro's ({described})",
+        f"{evidence} ({described})",
         rules_under(prefix, *texts),
         slug="path",
         base_url=js_value(config, "site"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -53,3 +54,34 @@ def config_file(path: Path) -> dict[str, object]:
     except (tomllib.TOMLDecodeError, yaml.YAMLError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def package_json(base: Path) -> dict[str, object]:
+    """`package.json` of base as a mapping ({} when missing or unreadable)."""
+    try:
+        data = json.loads(read(base / "package.json") or "{}")
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def dependencies(base: Path) -> dict[str, str]:
+    """The npm packages base's `package.json` and its workspaces' depend on (name -> the
+    package.json that names it): which generator and plugins build the site, read from data
+    (a monorepo keeps them in a workspace: `blog/package.json`)."""
+    found: dict[str, str] = {}
+    manifests = [Path("package.json")]
+    workspaces = package_json(base).get("workspaces")
+    if isinstance(workspaces, dict):  # yarn's {"packages": [...]}
+        workspaces = workspaces.get("packages")
+    for pattern in workspaces if isinstance(workspaces, list) else []:
+        for folder in sorted(base.glob(str(pattern))) if isinstance(pattern, str) else []:
+            if (folder / "package.json").is_file():
+                manifests.append(folder.relative_to(base) / "package.json")
+    for manifest in manifests:
+        data = package_json(base / manifest.parent)
+        for key in ("dependencies", "devDependencies", "peerDependencies"):
+            names = data.get(key)
+            for name in names if isinstance(names, dict) else ():
+                found.setdefault(str(name), manifest.as_posix())
+    return found

@@ -17,7 +17,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from sitecite.ingest.astro import astro_preset
-from sitecite.ingest.layout import SKIP, config_file, glob_first, js_value, read, rules_under
+from sitecite.ingest.layout import (
+    SKIP,
+    config_file,
+    dependencies,
+    glob_first,
+    js_value,
+    read,
+    rules_under,
+)
 from sitecite.ingest.routes import JEKYLL_STYLES, Preset, Router, Rule
 
 
@@ -145,15 +153,27 @@ def _jekyll_template(pattern: str) -> str:
 
 
 def _gatsby(base: Path, prefix: str) -> Preset | None:
+    """Gatsby, from `gatsby-config.*` or a `package.json` that depends on gatsby. Pages in
+    `src/pages` are served at their path; content files at their front-matter `slug` (what
+    Gatsby's blog themes route by). Headings have ids only with an autolink or slug plugin."""
     conf_name = glob_first(base, "gatsby-config.*")
-    if not conf_name:
+    packages = dependencies(base)
+    if not conf_name and "gatsby" not in packages:
         return None
-    config = read(base / conf_name) + read(base / "package.json")
-    ids = re.search(r"autolink-headers|rehype-slug|remark-slug|rehype-autolink", config)
+    config = read(base / conf_name) if conf_name else ""
+    plugins = " ".join([config, *packages])
+    ids = re.search(r"autolink-headers|rehype-slug|remark-slug|rehype-autolink", plugins)
+    themes = sorted(name for name in packages if name.startswith("gatsby-theme-"))
+    evidence = (
+        f"{conf_name} is Gatsby's"
+        if conf_name
+        else f"{packages['gatsby']} depends on gatsby"
+        + (f" and {', '.join(themes[:3])}" if themes else "")
+    )
     texts = ["src/pages => /", "src/pages/(?P<path>.+) => /{path}/", "(?P<path>.+) => /{path}/"]
     return Preset(
         "gatsby",
-        f"{conf_name} is Gatsby's; a front-matter slug is the page's path"
+        f"{evidence}; a front-matter slug is the page's path"
         + ("" if ids else "; its headings have no ids"),
         rules_under(prefix, *texts),
         anchors="github" if ids else "none",

@@ -213,20 +213,22 @@ class Router:
 
     def _route(
         self, page_id: str, front: Mapping[str, Any], source: str
-    ) -> tuple[str, Preset | None]:
-        """The routed path of a page, and the preset whose rule routed it."""
+    ) -> tuple[str, Preset | str]:
+        """The routed path of a page, and what routed it: the preset whose rule did, "rule"
+        (an owner's rule) or "" (the default route: a guess)."""
         fields = page_fields(page_id, front)
         for rule in self.rules:
             routed = rule.apply(page_id, fields, source)
             if routed is not None:
-                return routed, None
+                return routed, "rule"
         for preset in self.presets:
             zoned = page_fields(page_id, front, preset.timezone)
             for rule in preset.rules:
                 routed = rule.apply(page_id, zoned, source)
                 if routed is not None:
                     return routed, preset
-        return self.default.apply(page_id, fields, source) or page_id, None
+        guess = "" if self.default.template == "{page_id}" else "rule"  # the owner's route
+        return self.default.apply(page_id, fields, source) or page_id, guess
 
     def path(self, page_id: str, front: Mapping[str, Any] | None = None, source: str = "") -> str:
         """The routed path of a page id, by the first rule that matches."""
@@ -234,7 +236,20 @@ class Router:
 
     def preset_for(self, page_id: str, source: str = "") -> Preset | None:
         """The preset one of whose rules routes the page (None: an owner's rule or none)."""
-        return self._route(page_id, {}, source)[1]
+        origin = self._route(page_id, {}, source)[1]
+        return origin if isinstance(origin, Preset) else None
+
+    def routed_by(
+        self, page_id: str, front: Mapping[str, Any] | None = None, source: str = ""
+    ) -> str:
+        """What gives the page its URL: "front matter", "rule" (the owner's), a preset's name,
+        or "" when nothing does and the URL is the default route's guess."""
+        front = front or {}
+        keys = {*CANONICAL_KEYS, "permalink", *(k for p in self.presets for k in p.path_keys)}
+        if any(_text(front.get(key)) for key in keys):
+            return "front matter"
+        origin = self._route(page_id, front, source)[1]
+        return origin.name if isinstance(origin, Preset) else origin
 
     def url(self, page_id: str, front: Mapping[str, Any] | None = None, source: str = "") -> str:
         """Front matter (`canonical`, `permalink`, the generator's path keys, `slug`) first,
@@ -243,7 +258,8 @@ class Router:
         canonical = _text(next((front[k] for k in CANONICAL_KEYS if front.get(k)), ""))
         if canonical.startswith(("http://", "https://")):
             return canonical
-        path, preset = self._route(page_id, front, source)
+        path, origin = self._route(page_id, front, source)
+        preset = origin if isinstance(origin, Preset) else None
         keys = preset.path_keys if preset else ("permalink",)
         given = canonical or next((_text(front.get(k)) for k in keys if _text(front.get(k))), "")
         if given and ":" in given:  # a Jekyll-style pattern (`/:year/:title/`)
@@ -264,14 +280,27 @@ class Router:
         """One line per source of rules, for `sitecite index` to print."""
         lines = [f"route rule: {rule}" for rule in self.rules]
         lines += [f"route preset {preset.describe()}" for preset in self.presets]
-        if self.searched and not self.presets:
-            lines.append(
-                f"{NO_PRESET}: no generator's layout was recognised, so URLs are the page ids "
-                "(docs/ingestion.md says which layouts are; --route rules set others)"
-            )
         if self.base_url:
             lines.append(f"base URL: {self.base_url}")
         return lines
+
+    def unrouted_warning(self, unrouted: Sequence[str]) -> str:
+        """The warning for pages that nothing routed, whose URLs are the default route's guess:
+        what was tried, and how to say where they are ("" when every page was routed)."""
+        if not unrouted:
+            return ""
+        shown = ", ".join(unrouted[:3]) + (", ..." if len(unrouted) > 3 else "")
+        if self.presets:
+            tried = "the rules of " + ", ".join(
+                f"{p.name} ({p.evidence.split(';')[0]})" for p in self.presets
+            )
+        else:
+            tried = "no generator's layout was recognised (docs/ingestion.md lists them)"
+        return (
+            f"{NO_PRESET} {len(unrouted)} page(s) ({shown}): {tried}; their URLs are the "
+            "page ids, a guess that may not land. Say where they are with a --route rule "
+            "'REGEX => TEMPLATE' (index.routes)"
+        )
 
 
 JEKYLL_STYLES = {

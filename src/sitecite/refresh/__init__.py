@@ -153,7 +153,7 @@ def _index_folder(
         ingested.files,
         ingested.warnings,
         ingested.problems,
-        ingested.router.describe(),
+        ingested.route_lines(),
         ingested.skipped,
         unrouted=ingested.unrouted,
     )
