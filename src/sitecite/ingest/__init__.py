@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -21,6 +21,7 @@ from sitecite.ingest.identity import Identity, with_config_owner, with_identity
 from sitecite.ingest.ids import page_id, slugify
 from sitecite.ingest.jekyll import JekyllSite
 from sitecite.ingest.layout import config_file
+from sitecite.ingest.matching import MapMatch, match_site_map, with_published_urls
 from sitecite.ingest.pages import (
     COMPONENT_SUFFIXES,
     DATA_SUFFIXES,
@@ -38,6 +39,7 @@ from sitecite.ingest.published import (
 )
 from sitecite.ingest.retention import FileReport, file_report
 from sitecite.ingest.routes import Preset, Router
+from sitecite.ingest.sitemap import OUTPUT_DIRS, SiteMap, built_map, find_built_folder
 from sitecite.ingest.titles import own_titles
 from sitecite.ingest.webpage import is_built_site
 from sitecite.types import Block, Page, Section
@@ -90,12 +92,16 @@ class IngestResult:
     built_site: bool = False  # a generator's output: pages read by main-content extraction
     identity: Identity = field(default_factory=Identity)
     unrouted: list[str] = field(default_factory=list)  # pages no rule or preset routed
+    map_match: MapMatch | None = None  # the site's own map, matched to the pages
+    map_tried: list[str] = field(default_factory=list)  # where no map was found
 
     def route_lines(self) -> list[str]:
-        """What `sitecite index` says about URLs: the rules and presets used, and a warning
-        naming the pages whose URLs are a guess."""
-        warning = self.router.unrouted_warning(self.unrouted)
-        return self.router.describe() + ([warning] if warning else [])
+        """What `sitecite index` says about URLs: the site's map and how many pages it gave a
+        URL, the rules and presets used, and a warning naming the pages whose URLs are a
+        guess."""
+        lines = [self.map_match.describe()] if self.map_match else []
+        warning = self.router.unrouted_warning(self.unrouted, self.map_tried)
+        return lines + self.router.describe() + ([warning] if warning else [])
 
 
 def _walk(root: Path, suffixes: set[str]) -> list[Path]:
@@ -173,13 +179,19 @@ def load_site(
     routes: Sequence[str] = (),
     presets: bool = True,
     anchors: str = "auto",
+    site_map: SiteMap | None = None,
+    find_map: bool = True,
+    live_map: Callable[[], tuple[SiteMap | None, str]] | None = None,
     progress: Progress | None = None,
 ) -> IngestResult:
     """Ingest every content file under root; collect problems instead of stopping.
 
-    URLs follow `routes`, then the presets detected in root (unless `presets` is False), then
-    `route`; headings' anchors follow `anchors` ("auto": the preset's rule). Every Markdown and
-    HTML file gets a FileReport of the prose it kept."""
+    URLs come from the site's own map when there is one (`site_map`; else, when `find_map`, a
+    built output folder next to the sources, then what `live_map` fetches): each page matched
+    in it takes its published URL.
+    Other pages follow `routes`, then the presets detected in root (unless `presets` is
+    False), then `route`; headings' anchors follow `anchors` ("auto": the preset's rule). Every
+    Markdown and HTML file gets a FileReport of the prose it kept."""
     root = Path(root)
     if not root.is_dir():
         raise IngestError("content directory not found", str(root))
@@ -187,7 +199,10 @@ def load_site(
     built = is_built_site(root, files)
     router = router_for(base_url, routes, route, root, presets and not built, anchors)
     router.searched = presets and not built
-    result = IngestResult(router=router, built_site=built)
+    site_map, tried, output = _site_map(root, router, site_map, find_map and not built, live_map)
+    if output is not None:  # a generator's output next to the sources is not content
+        files = [f for f in files if output not in f.parents]
+    result = IngestResult(router=router, built_site=built, map_tried=tried)
     reading = _reading(root, router, built)
     if progress is not None:
         progress.start(f"reading {len(files)} files", len(files))
@@ -206,6 +221,9 @@ def load_site(
             progress.advance(1)
     result.warnings = list(reading.warnings)
     kept = own_titles(_published(pages, result, reading, sources))
+    if site_map:
+        result.map_match = match_site_map(kept, site_map, router)
+        kept = with_published_urls(kept, result.map_match, router.base_url)
     result.pages, result.identity = with_identity(_merge_facts(kept))
     result.identity = with_config_owner(result.identity, None if built else root)
     for page in result.pages:
@@ -214,12 +232,39 @@ def load_site(
         result.files = retention_reports(result.pages, result.sections, sources)
     result.warnings += [w for r in result.files if (w := r.warning()) is not None]
     if router.searched:
+        mapped = result.map_match.matched if result.map_match else {}
         result.unrouted = [
             p.id
             for p in result.pages
-            if p.kind != "facts" and not router.routed_by(p.id, p.metadata, p.source)
+            if p.kind != "facts"
+            and p.id not in mapped
+            and not router.routed_by(p.id, p.metadata, p.source)
         ]
     return result
+
+
+def _site_map(
+    root: Path,
+    router: Router,
+    given: SiteMap | None,
+    find: bool,
+    live_map: Callable[[], tuple[SiteMap | None, str]] | None,
+) -> tuple[SiteMap | None, list[str], Path | None]:
+    """The site's map (the one given; else, when `find`, a built folder next to the sources,
+    then the live one), what was tried without finding one, and the built folder (never read
+    as content, even when the map is not used)."""
+    folders = ("", *(p.folder for p in router.presets if p.folder))
+    output = find_built_folder(root, folders) if router.searched else None
+    tried: list[str] = []
+    if given is not None or not find:
+        return given, tried, output
+    if output is not None:
+        return built_map(output, output.relative_to(root).as_posix()), tried, output
+    tried.append(f"no built folder ({', '.join(f'{d}/' for d in OUTPUT_DIRS)})")
+    if live_map is not None:
+        found, note = live_map()
+        return found, tried + ([] if found else [note]), output
+    return None, tried, output
 
 
 def _published(

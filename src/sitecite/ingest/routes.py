@@ -284,22 +284,26 @@ class Router:
             lines.append(f"base URL: {self.base_url}")
         return lines
 
-    def unrouted_warning(self, unrouted: Sequence[str]) -> str:
+    def unrouted_warning(self, unrouted: Sequence[str], maps_tried: Sequence[str] = ()) -> str:
         """The warning for pages that nothing routed, whose URLs are the default route's guess:
-        what was tried, and how to say where they are ("" when every page was routed)."""
+        what was tried (presets, the site's map), and how to say where they are ("" when every
+        page was routed)."""
         if not unrouted:
             return ""
         shown = ", ".join(unrouted[:3]) + (", ..." if len(unrouted) > 3 else "")
         if self.presets:
-            tried = "the rules of " + ", ".join(
-                f"{p.name} ({p.evidence.split(';')[0]})" for p in self.presets
-            )
+            tried = [
+                "the rules of "
+                + ", ".join(f"{p.name} ({p.evidence.split(';')[0]})" for p in self.presets)
+            ]
         else:
-            tried = "no generator's layout was recognised (docs/ingestion.md lists them)"
+            tried = ["no generator's layout was recognised (docs/ingestion.md lists them)"]
+        tried += list(maps_tried)
         return (
-            f"{NO_PRESET} {len(unrouted)} page(s) ({shown}): {tried}; their URLs are the "
-            "page ids, a guess that may not land. Say where they are with a --route rule "
-            "'REGEX => TEMPLATE' (index.routes)"
+            f"{NO_PRESET} {len(unrouted)} page(s) ({shown}): tried {'; '.join(tried)}. Their "
+            "URLs are the page ids, a guess that may not land: name the site's map with "
+            "--sitemap FILE|URL (its sitemap.xml or built folder), or say where they are with "
+            "--route 'REGEX => TEMPLATE'"
         )
 
 
