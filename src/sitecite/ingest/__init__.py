@@ -23,11 +23,10 @@ from sitecite.ingest.jekyll import JekyllSite
 from sitecite.ingest.layout import config_file
 from sitecite.ingest.matching import MapMatch, match_site_map, with_published_urls
 from sitecite.ingest.pages import (
-    COMPONENT_SUFFIXES,
     DATA_SUFFIXES,
-    HTML_SUFFIXES,
-    MARKDOWN_SUFFIXES,
+    READ_SUFFIXES,
     Reading,
+    markup_of,
     parse_source,
 )
 from sitecite.ingest.presets import router_for
@@ -68,7 +67,6 @@ SKIP_DIRS = {
     "out",
     "_site",
 }
-READ_SUFFIXES = MARKDOWN_SUFFIXES | HTML_SUFFIXES | DATA_SUFFIXES | COMPONENT_SUFFIXES
 CODE_DATA = {".js", ".ts", ".mjs"}
 
 
@@ -329,17 +327,8 @@ def retention_reports(
         indexed[str(section.metadata.get("source"))] += [section.heading, section.text]
     reports = []
     for page in pages:
-        markup = _markup(page.source)
+        markup = markup_of(page.source, page.metadata)
         if markup and page.source in sources:
             texts = [page.title, *indexed[page.source]]
             reports.append(file_report(page.source, sources[page.source], markup, texts))
     return reports
-
-
-def _markup(relative: str) -> str:
-    suffix = Path(relative).suffix.lower()
-    if suffix in HTML_SUFFIXES:
-        return "html"
-    if suffix in COMPONENT_SUFFIXES:
-        return suffix[1:]
-    return {".mdx": "mdx", ".md": "markdown", ".markdown": "markdown"}.get(suffix, "")

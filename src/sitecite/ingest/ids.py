@@ -68,7 +68,9 @@ def section_url(page_address: str, slug: str) -> str:
 
 
 _EXPLICIT_ID = re.compile(r"\s*\{#([\w.:-]+)\}\s*$")
-ANCHOR_STYLES = ("auto", "github", "kramdown", "vitepress", "markdown-it-anchor", "none")
+ANCHOR_STYLES = (
+    *("auto", "github", "kramdown", "vitepress", "markdown-it-anchor", "pandoc", "none"),
+)
 _VITEPRESS_SPECIAL = re.compile(r"[\s~`!@#$%^&*()\-_+=\[\]{}|\\;:\"'“”‘’–—<>,.?/]+")
 
 
@@ -97,7 +99,18 @@ def markdown_it_anchor_slug(heading: str) -> str:
     return quote(re.sub(r"\s+", "-", heading.strip().lower()), safe="-_.!~*'()")
 
 
+def pandoc_slug(heading: str) -> str:
+    """Pandoc's auto_identifiers (Quarto, R Markdown, Hakyll): letters, digits, '_', '-' and
+    '.' kept, spaces to '-', lower-case, everything before the first letter dropped; empty
+    becomes "section". Pandoc numbers repeats -1, -2 as GitHub does."""
+    kept = "".join(c for c in heading.lower() if c in "_-. " or unicodedata.category(c)[0] in "LN")
+    text = re.sub(r"\s+", "-", kept.strip())
+    first = next((i for i, c in enumerate(text) if c.isalpha()), len(text))
+    return text[first:] or "section"
+
+
 SLUGIFIERS = {
+    "pandoc": pandoc_slug,
     "kramdown": kramdown_slug,
     "vitepress": vitepress_slug,
     "markdown-it-anchor": markdown_it_anchor_slug,

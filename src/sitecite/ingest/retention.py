@@ -32,6 +32,12 @@ _TEMPLATE = re.compile(
     re.S,
 )
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
+# Pandoc Markdown (Quarto, R Markdown): fenced-div lines, attribute lists, citation and
+# cross-reference keys are syntax; a raw HTML block (```{=html}) is text the page shows.
+_DIV_FENCE = re.compile(r"^[ \t]*:{3,}.*$", re.M)
+_PANDOC_ATTRS = re.compile(r"\{\s*(?:[.#]|-(?=[\s}])|[\w-]+=)[^{}\n]*\}")
+_CITATION = re.compile(r"(?<![\w@.`])-?@[\w][\w:.#$%&+?<>~/-]*")
+_RAW_HTML = re.compile(r"^ {0,3}(`{3,})\{=html\}[ \t]*\n(.*?)^ {0,3}\1[ \t]*$", re.M | re.S)
 _CODE_ELEMENTS = re.compile(
     r"<(script|style|pre|code|svg|math|noscript|nav|footer|head)\b[^>]*>.*?</\1\s*>",
     re.S | re.I,
@@ -86,14 +92,18 @@ def _blank(match: re.Match[str]) -> str:
 
 
 def reference_text(source: str, markup: str) -> str:
-    """The prose of a source file by plain stripping; `markup` is "markdown", "mdx", "html",
-    "astro" or "vue" (the last two read as HTML, their code left out)."""
+    """The prose of a source file by plain stripping; `markup` is "markdown", "mdx", "pandoc"
+    (Quarto, R Markdown), "html", "astro" or "vue" (the last two read as HTML, their code left
+    out)."""
     text = _FRONTMATTER.sub(_blank, source)
     if markup in ("astro", "vue"):
         text = _strip_expressions(text)
         markup = "html"
     text = _TEMPLATE.sub(_blank, text) if markup != "mdx" else text
     text = _COMMENT.sub(_blank, text)
+    if markup == "pandoc":
+        text = _RAW_HTML.sub(lambda m: "\n" + m.group(2) + "\n", text)
+        text = _DIV_FENCE.sub(" ", _PANDOC_ATTRS.sub(" ", text))
     if markup != "html":
         text = _FENCE.sub(_blank, text)
     if markup != "html":
@@ -102,6 +112,8 @@ def reference_text(source: str, markup: str) -> str:
     if markup == "mdx":
         text = _ESM.sub(_blank, text)
         text = _strip_expressions(text)
+    if markup == "pandoc":
+        text = _CITATION.sub(" ", text)
     if markup != "html":
         text = _LINK_TARGET.sub("]", text)
         text = _REFERENCE.sub(" ", text)
