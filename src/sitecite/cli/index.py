@@ -45,9 +45,13 @@ def add_index_parser(sub: Any) -> None:
     )
     index.add_argument(
         "--anchors",
-        choices=["auto", "github", "kramdown", "vitepress", "markdown-it-anchor", "none"],
+        choices=[
+            *("auto", "github", "kramdown", "vitepress", "markdown-it-anchor", "pandoc"),
+            *("python-markdown", "none"),
+        ],
         help="how the site's generator makes heading ids (default auto: the detected "
-        "generator's rule; e.g. vitepress for @mdit-vue's slugify, none for no ids)",
+        "generator's rule; e.g. vitepress for @mdit-vue's slugify, pandoc for Quarto and Hakyll, "
+        "python-markdown for MkDocs and Pelican, none for no ids)",
     )
     index.add_argument(
         "--rebuild", action="store_true", help="re-embed everything (e.g. new embedder)"

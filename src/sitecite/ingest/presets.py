@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from sitecite.ingest.astro import astro_preset
+from sitecite.ingest.generators import mkdocs_preset, quarto_preset
 from sitecite.ingest.layout import (
     SKIP,
     config_file,
@@ -52,7 +53,10 @@ def _tailwind_blog(base: Path, prefix: str) -> Preset | None:
 
 
 def _hugo(base: Path, prefix: str) -> Preset | None:
-    conf_name = glob_first(base, "hugo.toml", "hugo.yaml", "hugo.yml", "config.toml", "config.yaml")
+    conf_name = glob_first(
+        base, *(f"{n}.{e}" for n in ("hugo", "config") for e in ("toml", "yaml", "yml", "json"))
+    )
+    conf_name = conf_name or glob_first(base, "config/_default/hugo.*", "config/_default/config.*")
     evidence = glob_first(base, "content/*.md", "content/**/*.md")
     if not evidence or not (conf_name or (base / "archetypes").is_dir()):
         return None
@@ -112,7 +116,10 @@ def _jekyll(base: Path, prefix: str) -> Preset | None:
             permalink_c = str(options.get("permalink") or "/:collection/:path/")
             template = _jekyll_template(permalink_c.replace(":collection", name))
             texts.append(f"_{re.escape(name)}/(?P<path>.+) => {template}")
-    texts += ["index => /", r"(?P<path>.+) => /{path}" + ("/" if pretty else ".html")]
+    texts += [
+        r"(?:(?P<dir>.+)/)?index => /{dir}/",
+        r"(?P<path>.+) => /{path}" + ("/" if pretty else ".html"),
+    ]
     url = str(config.get("url") or "").rstrip("/") + str(config.get("baseurl") or "")
     evidence = f"{posts} is a Jekyll post" if posts else "_config.yml is Jekyll's"
     return Preset(
@@ -269,6 +276,8 @@ def _vue_pages(base: Path, prefix: str) -> Preset | None:
 
 
 DETECTORS: tuple[Callable[[Path, str], Preset | None], ...] = (
+    quarto_preset,
+    mkdocs_preset,
     _nextjs_app,
     _tailwind_blog,
     _docusaurus,

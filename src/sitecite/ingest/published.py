@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
+from sitecite.ingest.generators import quarto_renders
 from sitecite.ingest.jekyll import JekyllSite
 from sitecite.ingest.routes import Preset
 from sitecite.types import Page
@@ -68,6 +69,10 @@ def generator_reason(
         return jekyll.not_published(inner, has_front)
     if preset.name == "docusaurus" and any(part.startswith("_") for part in parts):
         return "a Docusaurus partial (_-prefixed): imported by pages, not a page"
+    if preset.name == "quarto" and not quarto_renders(inner, preset.excludes):
+        return "not rendered by Quarto (_-prefixed, a README, or not in _quarto.yml's render:)"
+    if preset.name == "mkdocs" and preset.excludes and not inner.startswith(preset.excludes):
+        return f"outside MkDocs' docs_dir ({preset.excludes[0]})"
     if preset.name == "hugo":
         if parts[0] == "archetypes":
             return "a Hugo archetype (the template of new content)"

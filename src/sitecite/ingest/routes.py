@@ -188,6 +188,9 @@ class Preset:
     base_url: str = ""
     slug_root: str = ""  # the URL an absolute slug is under (Docusaurus docs: /docs)
     folder: str = ""  # where the generator's site is ("" the root, or a subfolder: website)
+    # the generator's own file selection, for ingest/published.py: Quarto's `render:` globs,
+    # MkDocs' docs folder ("docs/": the only pages)
+    excludes: tuple[str, ...] = ()
 
     def describe(self) -> str:
         rules = "; ".join(str(rule) for rule in self.rules)
@@ -255,13 +258,14 @@ class Router:
         """Front matter (`canonical`, `permalink`, the generator's path keys, `slug`) first,
         then the rules."""
         front = front or {}
-        canonical = _text(next((front[k] for k in CANONICAL_KEYS if front.get(k)), ""))
-        if canonical.startswith(("http://", "https://")):
-            return canonical
         path, origin = self._route(page_id, front, source)
         preset = origin if isinstance(origin, Preset) else None
         keys = preset.path_keys if preset else ("permalink",)
-        given = canonical or next((_text(front.get(k)) for k in keys if _text(front.get(k))), "")
+        own = next((_text(front.get(k)) for k in keys if _text(front.get(k))), "")
+        canonical = _text(next((front[k] for k in CANONICAL_KEYS if front.get(k)), ""))
+        if canonical.startswith(("http://", "https://")) and not own.startswith("/"):
+            return canonical  # where the page says it is, unless its generator's key says
+        given = own or canonical
         if given and ":" in given:  # a Jekyll-style pattern (`/:year/:title/`)
             given = expand_permalink(given, page_id, front, preset)
         if given.startswith("/") and "{" not in given:
@@ -332,7 +336,7 @@ def expand_permalink(
         "i_month": fields["month"].lstrip("0"),
         "i_day": fields["day"].lstrip("0"),
         "short_year": fields["year"][2:],
-        "title": _text(front.get("slug")) or title,
+        "title": _jekyll_slug(_text(front.get("slug")) or title),
         "slug": _text(front.get("slug")) or _slug(title),
         "categories": fields["categories"],
         "basename": last,
@@ -342,6 +346,12 @@ def expand_permalink(
     }
     filled = _JEKYLL_TOKEN.sub(lambda m: values.get(m.group(1), ""), pattern)
     return re.sub(r"/{2,}", "/", filled)
+
+
+def _jekyll_slug(text: str) -> str:
+    """Jekyll's `:title`: the name slugified in its "pretty" mode, case kept (a space or
+    other punctuation to '-'; `._~!$&'()+,;=@` stay)."""
+    return re.sub(r"[^\w._~!$&'()+,;=@]+", "-", text, flags=re.UNICODE).strip("-")
 
 
 def _text(value: Any) -> str:
