@@ -21,6 +21,7 @@ from sitecite.ingest.identity import Identity, with_config_owner, with_identity
 from sitecite.ingest.ids import page_id, slugify
 from sitecite.ingest.jekyll import JekyllSite
 from sitecite.ingest.layout import config_file
+from sitecite.ingest.links import learn_routes, site_paths, with_learned_urls
 from sitecite.ingest.matching import MapMatch, match_site_map, with_published_urls
 from sitecite.ingest.pages import (
     DATA_SUFFIXES,
@@ -92,13 +93,14 @@ class IngestResult:
     unrouted: list[str] = field(default_factory=list)  # pages no rule or preset routed
     map_match: MapMatch | None = None  # the site's own map, matched to the pages
     map_tried: list[str] = field(default_factory=list)  # where no map was found
+    learned: dict[str, str] = field(default_factory=dict)  # page id -> the rule its links show
 
     def route_lines(self) -> list[str]:
         """What `sitecite index` says about URLs: the site's map and how many pages it gave a
         URL, the rules and presets used, and a warning naming the pages whose URLs are a
         guess."""
         lines = [self.map_match.describe()] if self.map_match else []
-        warning = self.router.unrouted_warning(self.unrouted, self.map_tried)
+        warning = self.router.unrouted_warning(self.unrouted, self.map_tried, self.learned)
         return lines + self.router.describe() + ([warning] if warning else [])
 
 
@@ -222,6 +224,8 @@ def load_site(
     if site_map:
         result.map_match = match_site_map(kept, site_map, router)
         kept = with_published_urls(kept, result.map_match, router.base_url)
+    if router.searched:
+        kept, result.learned = _learned(kept, result, router, sources)
     result.pages, result.identity = with_identity(_merge_facts(kept))
     result.identity = with_config_owner(result.identity, None if built else root)
     for page in result.pages:
@@ -239,6 +243,34 @@ def load_site(
             and not router.routed_by(p.id, p.metadata, p.source)
         ]
     return result
+
+
+def _learned(
+    pages: list[Page], result: IngestResult, router: Router, sources: dict[str, str]
+) -> tuple[list[Page], dict[str, str]]:
+    """The pages nothing routed (no map, rule, preset or front matter) at the URLs the site's
+    own links show (ingest/links.py), and the rule that placed each."""
+    mapped = result.map_match.matched if result.map_match else {}
+    unrouted = [
+        p
+        for p in pages
+        if p.kind != "facts"
+        and p.id not in mapped
+        and not router.routed_by(p.id, p.metadata, p.source)
+    ]
+    if not unrouted:
+        return pages, {}
+    trailing = next(
+        (p.trailing_slash for p in router.presets if p.trailing_slash is not None), None
+    )
+    links = site_paths(sources, router.base_url)
+    paths, rules = learn_routes(unrouted, links, trailing)
+    by_page = {}
+    for page in unrouted:
+        rule = next((r for r in rules if r.rule.match(page.id)), None)
+        if page.id in paths:
+            by_page[page.id] = str(rule) if rule else "the host's convention"
+    return with_learned_urls(pages, paths, router), by_page
 
 
 def _site_map(

@@ -99,7 +99,8 @@ def mkdocs_preset(base: Path, prefix: str) -> Preset | None:
     origin, path = _site_path(str(config.get("site_url") or ""))
     folder = "/".join(part for part in (prefix, docs) if part)
     lead = re.escape(folder + "/") if folder else ""
-    if config.get("use_directory_urls", True) is False:
+    directories = config.get("use_directory_urls", True) is not False
+    if not directories:
         texts = [
             f"{lead}(?:(?P<dir>.+)/)?(?:index|README) => {path}/{{dir}}/index.html",
             f"{lead}(?P<path>.+) => {path}/{{path}}.html",
@@ -110,7 +111,7 @@ def mkdocs_preset(base: Path, prefix: str) -> Preset | None:
             f"{lead}(?P<path>.+) => {path}/{{path}}/",
         ]
     if folder:
-        texts.insert(0, f"{re.escape(folder)} => {path}/")
+        texts.insert(0, f"{re.escape(folder)} => {path}/{'' if directories else 'index.html'}")
     return Preset(
         "mkdocs",
         f"{'/'.join(p for p in (prefix, name) if p)} is MkDocs' (pages in "
@@ -119,4 +120,5 @@ def mkdocs_preset(base: Path, prefix: str) -> Preset | None:
         anchors="python-markdown",
         base_url=origin,
         excludes=(folder + "/",) if folder else (),
+        trailing_slash=directories,
     )

@@ -81,6 +81,7 @@ def _hugo(base: Path, prefix: str) -> Preset | None:
         timezone=zone,
         path_keys=("url",),
         base_url=base_url,
+        trailing_slash=not config.get("uglyURLs"),
     )
 
 
@@ -186,6 +187,7 @@ def _gatsby(base: Path, prefix: str) -> Preset | None:
         anchors="github" if ids else "none",
         slug="path",
         base_url=js_value(config, "siteUrl"),
+        trailing_slash=True,  # every page is written as <path>/index.html
     )
 
 

@@ -67,6 +67,8 @@ def generator_reason(
         return "a dynamic route template (its URL comes from data)"
     if preset.name == "jekyll" and jekyll is not None:
         return jekyll.not_published(inner, has_front)
+    if preset.name == "astro" and any(part.startswith("_") for part in parts):
+        return "_-prefixed: Astro builds no page from it"
     if preset.name == "docusaurus" and any(part.startswith("_") for part in parts):
         return "a Docusaurus partial (_-prefixed): imported by pages, not a page"
     if preset.name == "quarto" and not quarto_renders(inner, preset.excludes):

@@ -191,6 +191,7 @@ class Preset:
     # the generator's own file selection, for ingest/published.py: Quarto's `render:` globs,
     # MkDocs' docs folder ("docs/": the only pages)
     excludes: tuple[str, ...] = ()
+    trailing_slash: bool | None = None  # whether its page URLs end in "/" (None: it varies)
 
     def describe(self) -> str:
         rules = "; ".join(str(rule) for rule in self.rules)
@@ -288,12 +289,18 @@ class Router:
             lines.append(f"base URL: {self.base_url}")
         return lines
 
-    def unrouted_warning(self, unrouted: Sequence[str], maps_tried: Sequence[str] = ()) -> str:
-        """The warning for pages that nothing routed, whose URLs are the default route's guess:
-        what was tried (presets, the site's map), and how to say where they are ("" when every
-        page was routed)."""
+    def unrouted_warning(
+        self,
+        unrouted: Sequence[str],
+        maps_tried: Sequence[str] = (),
+        learned: Mapping[str, str] | None = None,
+    ) -> str:
+        """The warning for pages no map, rule, preset or front matter routed: what was tried,
+        which follow a rule the site's own links show (inferred, not verified), which are a
+        guess (their page ids), and how to say where they are ("" when none)."""
         if not unrouted:
             return ""
+        learned = learned or {}
         shown = ", ".join(unrouted[:3]) + (", ..." if len(unrouted) > 3 else "")
         if self.presets:
             tried = [
@@ -303,11 +310,23 @@ class Router:
         else:
             tried = ["no generator's layout was recognised (docs/ingestion.md lists them)"]
         tried += list(maps_tried)
+        inferred = [page for page in unrouted if page in learned]
+        guessed = len(unrouted) - len(inferred)
+        said = []
+        if inferred:
+            rules = sorted(set(learned[page] for page in inferred))
+            said.append(
+                f"{len(inferred)} are at the URLs the site's own links show "
+                f"({'; '.join(rules[:3])}{'; ...' if len(rules) > 3 else ''}): inferred, "
+                "not verified"
+            )
+        if guessed:
+            said.append(f"{guessed} are their page ids: a guess that may not land")
         return (
-            f"{NO_PRESET} {len(unrouted)} page(s) ({shown}): tried {'; '.join(tried)}. Their "
-            "URLs are the page ids, a guess that may not land: name the site's map with "
-            "--sitemap FILE|URL (its sitemap.xml or built folder), or say where they are with "
-            "--route 'REGEX => TEMPLATE'"
+            f"{NO_PRESET} {len(unrouted)} page(s) ({shown}): tried {'; '.join(tried)}. Of "
+            f"these, {', and '.join(said)}. Name the site's map with --sitemap FILE|URL (its "
+            "sitemap.xml or built folder), or say where they are with --route "
+            "'REGEX => TEMPLATE'"
         )
 
 
