@@ -194,3 +194,119 @@ def test_links_that_disagree_or_fit_two_pages_show_nothing(tmp_path: Path) -> No
     }
     assert result.learned == {}
     assert "5 are their page ids: a guess that may not land" in result.route_lines()[-1]
+
+
+FIXTURES = Path(__file__).parent / "data" / "sites"
+
+
+def test_eleventy_reads_its_input_folder_data_cascade_and_permalink_templates() -> None:
+    result = load_site(FIXTURES / "eleventy")
+    assert [p.name for p in result.router.presets] == ["eleventy"]
+    assert urls(result) == {
+        "src/index.md": "/",
+        "src/about/index.md": "/about/",
+        # posts/posts.json: permalink "/blog/{{ page.fileSlug }}/" (the date prefix goes)
+        "src/posts/2021-01-02-hello.md": "/blog/hello/",
+        "src/posts/custom.md": "/custom/",  # its own permalink, /custom/index.html
+        "src/computed.md": "/c/computed/",  # eleventyComputed, `title | slugify`
+    }
+    out = left_out(result)
+    assert out["src/posts/secret.md"] == "permalink: false (Eleventy writes no page for it)"
+    assert out["README.md"] == "outside Eleventy's input folder"
+    assert out["src/posts/posts.json"].startswith("an Eleventy data file")
+    assert out["src/_includes/note.md"].startswith("Eleventy's includes")
+    hello = next(s for s in result.sections if s.heading == "First steps")
+    assert hello.url == "/blog/hello/#first-steps"  # markdown-it-anchor is a dependency
+
+
+def test_pelican_fills_its_url_settings_from_each_pages_metadata() -> None:
+    result = load_site(FIXTURES / "pelican")
+    assert [p.name for p in result.router.presets] == ["pelican"]
+    assert urls(result) == {
+        "content/python/first.md": "https://ida.example/2020/03/my-first-post/",
+        "content/pages/home.md": "https://ida.example/",  # Save_as: index.html
+        "content/pages/about-page.md": "https://ida.example/about/",  # Slug: about
+    }
+
+
+def test_hakyll_routes_are_read_from_site_hs() -> None:
+    result = load_site(FIXTURES / "hakyll", "https://ling.example")
+    assert urls(result) == {
+        "404.md": "https://ling.example/404.html",
+        "bio.md": "https://ling.example/bio/",
+        "notes/a.md": "https://ling.example/notes/a.html",
+        "posts/2012-11-30-the-semantics-of-unless.md": (
+            "https://ling.example/the-semantics-of-unless/"
+        ),
+    }
+    assert left_out(result) == {
+        "cv.md": "no match rule of site.hs covers it: Hakyll builds no page from it"
+    }
+    unless = next(s for s in result.sections if s.heading == "At MSU")
+    assert unless.url.endswith("/the-semantics-of-unless/#at-msu")
+
+
+def test_hexo_posts_follow_its_permalink(tmp_path: Path) -> None:
+    result = site(
+        tmp_path,
+        {
+            "_config.yml": "url: https://h.example\npermalink: :year/:month/:title/\n"
+            "new_post_name: :title.md\n",
+            "source/_posts/hello-world.md": "---\ntitle: Hi\ndate: 2020-05-06 10:00\n---\n\nHi.\n",
+            "source/about/index.md": "---\ntitle: About\n---\n\nMe.\n",
+            "source/links.md": "---\ntitle: Links\n---\n\nL.\n",
+        },
+    )
+    assert [p.name for p in result.router.presets] == ["hexo"]
+    assert urls(result) == {
+        "source/_posts/hello-world.md": "https://h.example/2020/05/hello-world/",
+        "source/about/index.md": "https://h.example/about/",
+        "source/links.md": "https://h.example/links.html",
+    }
+
+
+def test_zola_sections_pages_slugs_and_paths(tmp_path: Path) -> None:
+    result = site(
+        tmp_path,
+        {
+            "config.toml": 'base_url = "https://z.example"\ntitle = "Z"\n',
+            "content/_index.md": '+++\ntitle = "Z"\n+++\n\nHome.\n',
+            "content/blog/_index.md": '+++\ntitle = "Blog"\n+++\n\nPosts.\n',
+            "content/blog/2021-01-01-first.md": '+++\ntitle = "First"\n+++\n\nOne.\n',
+            "content/blog/second.md": '+++\ntitle = "Second"\nslug = "deux"\n+++\n\nTwo.\n',
+            "content/moved.md": '+++\ntitle = "Moved"\npath = "elsewhere"\n+++\n\nM.\n',
+        },
+    )
+    assert [p.name for p in result.router.presets] == ["zola"]
+    assert urls(result) == {
+        "content/_index.md": "https://z.example/",
+        "content/blog/_index.md": "https://z.example/blog/",
+        "content/blog/2021-01-01-first.md": "https://z.example/blog/first/",
+        "content/blog/second.md": "https://z.example/blog/deux/",
+        "content/moved.md": "https://z.example/elsewhere/",
+    }
+
+
+def test_vue_and_next_routing_are_known_from_package_json(tmp_path: Path) -> None:
+    vue = site(
+        tmp_path / "vue",
+        {
+            "package.json": '{"dependencies": {"vite-ssg": "^0.23.0"}}',
+            "src/pages/index.md": "# Home\n\nHi.\n",
+            "src/pages/posts/leap-day.md": "# Leap day\n\nFeb 29.\n",
+        },
+    )
+    assert urls(vue) == {
+        "src/pages/index.md": "/",
+        "src/pages/posts/leap-day.md": "/posts/leap-day",
+    }
+    nextjs = site(
+        tmp_path / "next",
+        {
+            "package.json": '{"dependencies": {"next": "^14.0.0"}}',
+            "pages/index.mdx": "# Home\n\nHi.\n",
+            "pages/about.mdx": "# About\n\nMe.\n",
+        },
+    )
+    assert [p.name for p in nextjs.router.presets] == ["nextjs"]
+    assert urls(nextjs) == {"pages/index.mdx": "/", "pages/about.mdx": "/about"}

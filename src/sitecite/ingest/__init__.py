@@ -324,6 +324,8 @@ def _reason(page: Page, reading: Reading, raw: str, gatsby: dict[str, str]) -> s
         return f"data shown by {reading.used[page.source]}: read into that page"
     if page.kind == "page" and (reason := front_matter_reason(page.metadata)):
         return reason
+    if reading.router.front_of(page.metadata, page.source).get("eleventy_no_page"):
+        return "permalink: false (Eleventy writes no page for it)"
     has_front = page.source in reading.fronted
     for preset in reading.router.presets:
         reason = generator_reason(page.source, preset, has_front, reading.jekyll)

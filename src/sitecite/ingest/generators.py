@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
+from typing import Any
 from urllib.parse import urlsplit
 
-from sitecite.ingest.layout import config_file, glob_first, rules_under
+from sitecite.ingest.layout import config_file, dependencies, glob_first, rules_under
 from sitecite.ingest.routes import Preset, Rule
 
 QUARTO_SOURCES = (".qmd", ".md", ".rmd", ".ipynb", ".markdown")
@@ -122,3 +124,77 @@ def mkdocs_preset(base: Path, prefix: str) -> Preset | None:
         excludes=(folder + "/",) if folder else (),
         trailing_slash=directories,
     )
+
+
+def hexo_preset(base: Path, prefix: str) -> Preset | None:
+    """Hexo (hexo.io, "Permalinks", "Writing"): posts in `source/_posts/` at `_config.yml`'s
+    `permalink` (default `:year/:month/:day/:title/`; `:title` is the post's path under
+    `_posts/` without its extension); other pages in `source/` at their path (`x/index.md` at
+    `x/`, `x.md` at `x.html`); `root` is the site's path, `url` its address."""
+    packages = dependencies(base)
+    if "hexo" not in packages and not (base / "source" / "_posts").is_dir():
+        return None
+    config = config_file(base / "_config.yml")
+    if "hexo" not in packages and not {"new_post_name", "source_dir"} & set(config):
+        return None
+    source = str(config.get("source_dir") or "source").strip("/")
+    permalink = str(config.get("permalink") or ":year/:month/:day/:title/")
+    root = "/" + str(config.get("root") or "/").strip("/")
+    root = "" if root == "/" else root
+    tokens = {
+        "year": "{page.year}",
+        "month": "{page.month}",
+        "day": "{page.day}",
+        "i_month": "{page.month}",
+        "i_day": "{page.day}",
+        "title": "{title}",
+        "name": "{name}",
+        "post_title": "{page.title|slug}",
+        "category": "{page.categories}",
+    }
+    post = re.sub(r":(\w+)", lambda m: tokens.get(m.group(1), ""), permalink)
+    texts = [
+        rf"{re.escape(source)}/_posts/(?P<title>(?:.+/)?(?P<name>[^/]+)) => {root}/{post}",
+        f"{re.escape(source)}/(?:(?P<dir>.+)/)?index => {root}/{{dir}}/",
+        f"{re.escape(source)}/(?P<path>.+) => {root}/{{path}}.html",
+    ]
+    origin, _ = _site_path(str(config.get("url") or ""))
+    return Preset(
+        "hexo",
+        f"{'_config.yml' if config else 'source/_posts/'} is Hexo's (posts at {permalink})",
+        rules_under(prefix, *texts),
+        base_url=origin,
+    )
+
+
+def zola_preset(base: Path, prefix: str) -> Preset | None:
+    """Zola (getzola.org, "Content overview", "Page"): `content/x.md` and `content/x/index.md`
+    at `/x/`, a section's `_index.md` at its folder; a file name's `YYYY-MM-DD-` or
+    `YYYY-MM-DD_` prefix is the date, not the slug; front-matter `slug` replaces the last
+    segment, `path` the whole path; `base_url` (Hugo's is `baseURL`) is the address."""
+    name = glob_first(base, "zola.toml", "config.toml")
+    config = config_file(base / name) if name else {}
+    if not name or "base_url" not in config or not (base / "content").is_dir():
+        return None
+    texts = [
+        "content(?:/_index)? => /",
+        "content/(?P<dir>.+)/_index => /{dir}/",
+        r"content/(?:(?P<dir>.+)/)?(?:\d{4}-\d\d-\d\d[-_])?(?P<name>[^/]+) => /{dir}/{name}/",
+    ]
+    return Preset(
+        "zola",
+        f"{name} is Zola's (base_url)",
+        rules_under(prefix, *texts),
+        path_keys=("path",),
+        base_url=str(config.get("base_url") or ""),
+        trailing_slash=True,
+        front_for=_zola_path,
+    )
+
+
+def _zola_path(source: str, front: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Zola's `path` is the page's whole path from the site's root, written without slashes."""
+    given = front.get("path")
+    if isinstance(given, str) and given.strip("/"):
+        return {**front, "path": f"/{given.strip('/')}/"}
+    return front

@@ -192,6 +192,10 @@ class Preset:
     # MkDocs' docs folder ("docs/": the only pages)
     excludes: tuple[str, ...] = ()
     trailing_slash: bool | None = None  # whether its page URLs end in "/" (None: it varies)
+    # the generator's own reading of a page's metadata (a file path from the site's root and
+    # its front matter -> the metadata that routes it): Eleventy's data cascade and permalink
+    # templates, Pelican's metadata headers
+    front_for: Callable[[str, Mapping[str, Any]], Mapping[str, Any]] | None = None
 
     def describe(self) -> str:
         rules = "; ".join(str(rule) for rule in self.rules)
@@ -243,12 +247,19 @@ class Router:
         origin = self._route(page_id, {}, source)[1]
         return origin if isinstance(origin, Preset) else None
 
+    def front_of(self, front: Mapping[str, Any], source: str) -> Mapping[str, Any]:
+        """The page's metadata as its generator reads it (`Preset.front_for`)."""
+        for preset in self.presets:
+            if preset.front_for is not None and source:
+                front = preset.front_for(source, front)
+        return front
+
     def routed_by(
         self, page_id: str, front: Mapping[str, Any] | None = None, source: str = ""
     ) -> str:
         """What gives the page its URL: "front matter", "rule" (the owner's), a preset's name,
         or "" when nothing does and the URL is the default route's guess."""
-        front = front or {}
+        front = self.front_of(front or {}, source)
         keys = {*CANONICAL_KEYS, "permalink", *(k for p in self.presets for k in p.path_keys)}
         if any(_text(front.get(key)) for key in keys):
             return "front matter"
@@ -258,7 +269,7 @@ class Router:
     def url(self, page_id: str, front: Mapping[str, Any] | None = None, source: str = "") -> str:
         """Front matter (`canonical`, `permalink`, the generator's path keys, `slug`) first,
         then the rules."""
-        front = front or {}
+        front = self.front_of(front or {}, source)
         path, origin = self._route(page_id, front, source)
         preset = origin if isinstance(origin, Preset) else None
         keys = preset.path_keys if preset else ("permalink",)
@@ -273,7 +284,8 @@ class Router:
             return join_url(self.base_url, given)
         slug = _text(front.get("slug"))
         if slug and preset is not None and preset.slug == "path":
-            path = f"{preset.slug_root}/{slug.strip('/')}/"
+            end = "" if preset.trailing_slash is False else "/"
+            path = f"{preset.slug_root}/{slug.strip('/')}{end}"
         elif slug.startswith("/"):
             path = (preset.slug_root if preset else "") + slug
         elif slug:
