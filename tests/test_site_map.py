@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 from conftest import shared_data
 from static_site import StaticSite
 
@@ -327,3 +328,43 @@ def test_a_hand_written_docs_folder_is_content_not_a_map(tmp_path: Path) -> None
     result = load_site(tmp_path)
     assert result.map_match is None
     assert {p.source for p in result.pages} == {"README.md", "docs/index.html"}
+
+
+def test_the_index_records_unverified_urls_and_the_lab_shows_them(tmp_path: Path) -> None:
+    """No preset, no map: the index says its URLs are a guess, names the pages, and the lab
+    (served, before any evaluation run) tells the owner how to make them land."""
+    from sitecite.config import load_settings
+    from sitecite.embed import HashEmbedder
+    from sitecite.eval.lab_urls import urls_section
+    from sitecite.index.store import read_manifest
+    from sitecite.pipeline import Engine
+    from sitecite.refresh import index_source
+    from sitecite.serve.server import serve_in_thread
+
+    write(tmp_path / "site", {"notes/a.md": "# A\n\nText.\n", "notes/b.md": "# B\n\nMore.\n"})
+    settings = load_settings({"embedder": "hash-64"}, environ={})
+    index = tmp_path / "index"
+    run = index_source(str(tmp_path / "site"), index, HashEmbedder(64), settings)
+    urls = read_manifest(index)["urls"]
+    assert urls == {
+        "unverified": True,
+        "pages": 2,
+        "from": {"guess": 2},
+        "presets": [],
+        "site_map": "",
+        "guessed": ["notes/a", "notes/b"],
+        "inferred": [],
+    }
+    assert any(line.startswith(NO_PRESET) for line in run.routes)
+    section = urls_section(urls)
+    assert "may not land" in section and "--sitemap FILE|URL" in section
+    assert "<code>notes/a</code>" in section
+    with serve_in_thread(index, settings, Engine.load(index, settings)) as url:
+        lab = httpx.get(f"{url}/lab", timeout=30).text
+    assert "No evaluation run yet" in lab and "Citation URLs" in lab and "may not land" in lab
+
+    made_up_site(tmp_path / "mapped")
+    index_source(str(tmp_path / "mapped"), tmp_path / "mapped-index", HashEmbedder(64), settings)
+    mapped = read_manifest(tmp_path / "mapped-index")["urls"]
+    assert mapped["from"] == {"site map": 3, "guess": 1} and mapped["unverified"] is True
+    assert mapped["site_map"].startswith("site map (built folder output/): 3 of 4")

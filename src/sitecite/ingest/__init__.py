@@ -7,7 +7,7 @@ the file is skipped; the caller decides whether problems are fatal (`--strict`).
 from __future__ import annotations
 
 import os
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,6 +94,37 @@ class IngestResult:
     map_match: MapMatch | None = None  # the site's own map, matched to the pages
     map_tried: list[str] = field(default_factory=list)  # where no map was found
     learned: dict[str, str] = field(default_factory=dict)  # page id -> the rule its links show
+
+    def url_report(self) -> dict[str, object]:
+        """Where each page's URL came from, for the index manifest (`urls`,
+        docs/index-directory.md): unverified when some URLs are a guess (the page id) or were
+        inferred from the site's links, with those pages named."""
+        mapped = self.map_match.matched if self.map_match else {}
+        unrouted = set(self.unrouted)
+        origins: Counter[str] = Counter()
+        guessed: list[str] = []
+        inferred: list[str] = []
+        for page in (p for p in self.pages if p.kind != "facts"):
+            if self.built_site:
+                origin = "built site"
+            elif page.id in mapped:
+                origin = "site map"
+            elif page.id in unrouted:
+                origin = "links" if page.id in self.learned else "guess"
+                (inferred if origin == "links" else guessed).append(page.id)
+            else:
+                by = self.router.routed_by(page.id, page.metadata, page.source)
+                origin = by if by in ("front matter", "rule") else "preset"
+            origins[origin] += 1
+        return {
+            "unverified": bool(guessed or inferred),
+            "pages": sum(origins.values()),
+            "from": dict(origins),
+            "presets": [p.name for p in self.router.presets],
+            "site_map": self.map_match.describe() if self.map_match else "",
+            "guessed": guessed[:50],
+            "inferred": inferred[:50],
+        }
 
     def route_lines(self) -> list[str]:
         """What `sitecite index` says about URLs: the site's map and how many pages it gave a

@@ -152,6 +152,7 @@ def _index_folder(
             "route": options.route,
             "routes": list(options.routes),
             "identity": ingested.identity.to_json(),
+            "urls": ingested.url_report(),
         },
     )
     return IndexRun(
@@ -230,7 +231,12 @@ def _index_url(
             started=started,
             stopwords=settings.retrieve.stopwords,
             stemmer=settings.retrieve.stemmer,
-            extra={"source_url": start_url, "crawl": state},
+            extra={
+                "source_url": start_url,
+                "crawl": state,
+                # the URLs a live site was fetched from: what it publishes
+                "urls": {"unverified": False, "pages": len(seen), "from": {"live site": len(seen)}},
+            },
         )
     return IndexRun(
         start_url,
