@@ -242,7 +242,8 @@ def _inline_text(
         elif kind in ("text", "code_inline", "image"):
             text = child.content
             if kind == "image":
-                text = "".join(c.content for c in child.children or []) or child.content
+                parts = [c.content for c in child.children or [] if c.type != "html_inline"]
+                text = "".join(parts) if child.children else child.content  # alt: no HTML
                 text = f" {text.strip()} " if text.strip() else ""
             count = sum(ch.isalnum() for ch in text)
             letters.total += count

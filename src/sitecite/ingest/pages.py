@@ -38,7 +38,7 @@ from sitecite.ingest.quarto import (
     pandoc_document,
     place_listings,
 )
-from sitecite.ingest.records import record_sentence
+from sitecite.ingest.records import plain, record_sentence
 from sitecite.ingest.routes import Router, join_url
 from sitecite.ingest.rst import rst_page
 from sitecite.ingest.templates import strip_templates
@@ -177,7 +177,7 @@ def _markdown_page(source: str, relative: str, pid: str, reading: Reading, suffi
     metadata = {
         **described,
         "title": title,
-        "summary": summary if isinstance(summary, str) else render_value(summary),
+        "summary": plain(summary) if isinstance(summary, str) else render_value(summary),
         "first_h1": extra["first_h1"],
         "code_blocks": extra["code_blocks"],
     }
