@@ -250,6 +250,8 @@ def _reason(page: Page, reading: Reading, raw: str, gatsby: dict[str, str]) -> s
             return reason
     if page.source in gatsby:
         return gatsby[page.source]
+    if reading.quarto_for(page.source) and any(p.startswith("_") for p in page.source.split("/")):
+        return "a Quarto partial (Quarto renders no file whose name starts with _)"
     return placeholder_reason(page, raw) if page.kind == "page" else ""
 
 

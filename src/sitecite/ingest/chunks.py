@@ -94,6 +94,7 @@ class LineReader:
         self.document = Document("")
         self.divs: list[_Div] = []
         self.out: list[str] = []
+        self.extra = 0  # lines written beyond the file's: a later blank line is left out
 
     @property
     def hidden(self) -> bool:
@@ -126,6 +127,13 @@ class LineReader:
                 if self.divs:
                     self.divs.pop()
                 self.out.append("")
+            elif (
+                self.extra
+                and not line.strip()
+                and self.out[-1:]
+                and not self.out[-1].split("\n")[-1]
+            ):
+                self.extra -= 1  # a blank line that repays a line written beyond the file's
             elif self.hidden:
                 self.out.append("")
             else:
@@ -167,7 +175,8 @@ class LineReader:
         elif any(c.startswith("callout") for c in classes):
             title = attributes.values.get("title", "")
             self.divs.append(_Div("callout", titled=bool(title)))
-            self.out.append(f"**{title}**" if title else "")
+            self.out += [f"**{title}**", ""] if title else [""]  # a paragraph of its own
+            self.extra += 1 if title else 0
         elif "panel-tabset" in classes or "panelset" in classes:
             self.divs.append(_Div("tabset"))
             self.out.append("")
@@ -178,6 +187,7 @@ class LineReader:
     def prose(self, line: str) -> str:
         heading = HEADING.match(line)
         line = self.context.inline(line, heading is not None)
+        self.extra += line.count("\n")  # an included file's lines
         if heading is None:
             return line
         found = HEADING.match(line)

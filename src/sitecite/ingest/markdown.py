@@ -75,6 +75,7 @@ _NOTES_AFTER = (
     *("table_close", "blockquote_close"),
 )
 _LINKED = re.compile(r"\[([^\[\]]+)\]\((?:https?:|mailto:|/|\.|#)[^()\s]*\)")
+_HEADING_ID = re.compile(r"\s*\{#[\w.:-]+\}\s*$")  # read as the anchor by ingest/ids.py
 _RAW = re.compile(r"^\{=(\w+)\}$")  # a Pandoc raw block: ```{=html}, ```{=latex}
 LINK_SHARE = 0.6  # a line whose letters are mostly link text is a link title, not prose
 TITLE_WORDS = 6  # a linked list item this long is another page's title, not a thing's name
@@ -381,6 +382,7 @@ def _structure(builder: _Builder, token: Token) -> None:
     elif kind in ("th_open", "td_open") and builder.row is not None:
         builder.row.append("")  # one cell per column, even when the cell is empty
     elif kind == "table_close" and builder.table is not None:
-        for sentence in table_sentences(builder.table, builder.heading or builder.title):
+        context = _HEADING_ID.sub("", builder.heading) or builder.title
+        for sentence in table_sentences(builder.table, context):
             builder.part(sentence, ROW)
         builder.table = None

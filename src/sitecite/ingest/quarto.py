@@ -222,11 +222,12 @@ def rewrite(body: str, context: PandocContext) -> Document:
     if context.depth == 0:
         labels = pandoc_labels(body) + rmd_figure_labels(body)
         context.references = References.of(labels, cited)
-        for match in HEADING.finditer(body):
+        for match in filter(None, map(HEADING.match, body.split("\n"))):
             found = re.search(r"\{[^}]*#([\w:.-]+)", match.group(2))
-            text = re.sub(r"\s*\{.*\}\s*$", "", match.group(2))
-            if found:
-                context.references.headings[found.group(1)] = text
+            if found:  # `@sec-methods` reads as the heading it names
+                context.references.headings[found.group(1)] = re.sub(
+                    r"\s*\{.*\}\s*$", "", match.group(2)
+                )
     document = LineReader(context).read(body.split("\n"))
     for lines in context.listings.values():  # listings without a div of theirs: at the end
         placeholder = PLACEHOLDER.format(len(document.listings))
