@@ -195,3 +195,24 @@ def test_the_debris_measure_still_counts_syntax_beside_code(tmp_path: Path) -> N
     assert debris_share([Section("Type <C-v> to paste.")], shown)[0] == 0
     assert debris_share([Section("Type <C-v> to paste.")])[0] == 1  # without the site
     assert debris_share([Section("Type <C-v> to paste <div>.")], shown)[0] == 1
+
+
+def test_pelican_s_metadata_header_is_front_matter() -> None:
+    source = (
+        "Title: Walking the dunes\nDate: 2023-05-01 08:00\nTags: fieldwork, dunes\n"
+        "Summary: A morning on the dunes,\n    before the wind.\n\nThe dunes moved 3 m.\n"
+    )
+    page = parse_source(source, "content/dunes.md")[0]
+    assert page.title == "Walking the dunes" and page.metadata["tags"] == ["fieldwork", "dunes"]
+    assert page.metadata["summary"] == "A morning on the dunes, before the wind."
+    assert [b.text for b in page.blocks] == ["The dunes moved 3 m."]
+    prose = parse_source("Note: this page is old.\nIt stays prose.\n", "note.md")[0]
+    assert prose.blocks[0].text == "Note: this page is old. It stays prose."
+
+
+def test_a_page_rendered_from_r_markdown_is_left_out(tmp_path: Path) -> None:
+    (tmp_path / "post.Rmd").write_text("---\ntitle: Tides\n---\n\nThe tide turned at six.\n")
+    (tmp_path / "post.html").write_text("<h1>Tides</h1><p>The tide turned at six.</p>\n")
+    result = load_site(tmp_path)
+    assert [p.source for p in result.pages] == ["post.Rmd"] and result.problems == []
+    assert result.skipped == ["post.html: rendered from post.Rmd"]

@@ -23,6 +23,7 @@ from sitecite.ingest.jekyll import JekyllSite
 from sitecite.ingest.layout import config_file
 from sitecite.ingest.pages import (
     DATA_SUFFIXES,
+    PANDOC_SUFFIXES,
     READ_SUFFIXES,
     Reading,
     markup_of,
@@ -224,8 +225,11 @@ def _published(
     seen: dict[str, str] = {}
     kept = []
     gatsby = slugless(pages, reading.router.presets)
+    rendered = _rendered(pages)
     for page in pages:
-        reason = _reason(page, reading, sources.get(page.source, ""), gatsby)
+        reason = rendered.get(page.source) or _reason(
+            page, reading, sources.get(page.source, ""), gatsby
+        )
         if reason:
             result.skipped.append(f"{page.source}: {reason}")
         elif page.id != FACTS_PAGE_ID and page.id in seen:
@@ -235,6 +239,19 @@ def _published(
             seen[page.id] = page.source
             kept.append(page)
     return kept
+
+
+def _rendered(pages: list[Page]) -> dict[str, str]:
+    """Files rendered from an R Markdown or Quarto source beside them (blogdown's `post.html`
+    or `post.markdown` from `post.Rmd`), each with the reason it is left out."""
+    sources = {p.id: p.source for p in pages if Path(p.source).suffix.lower() in PANDOC_SUFFIXES}
+    return {
+        p.source: f"rendered from {sources[p.id]}"
+        for p in pages
+        if p.id in sources
+        and p.source != sources[p.id]
+        and Path(p.source).suffix.lower() not in PANDOC_SUFFIXES
+    }
 
 
 def _reason(page: Page, reading: Reading, raw: str, gatsby: dict[str, str]) -> str:

@@ -134,7 +134,8 @@ def parse_source(
 
 
 def _markdown_page(source: str, relative: str, pid: str, reading: Reading, suffix: str) -> Page:
-    matter = split_frontmatter(source, relative, reading.warn)
+    headers = suffix in (".md", ".markdown")  # Pelican's `Title: ...` lines
+    matter = split_frontmatter(source, relative, reading.warn, headers)
     front, body, mdx = matter.data, matter.body, suffix == ".mdx"
     if matter.offset:
         reading.fronted.add(relative)
