@@ -216,3 +216,41 @@ def test_a_page_rendered_from_r_markdown_is_left_out(tmp_path: Path) -> None:
     result = load_site(tmp_path)
     assert [p.source for p in result.pages] == ["post.Rmd"] and result.problems == []
     assert result.skipped == ["post.html: rendered from post.Rmd"]
+
+
+def test_an_asciidoc_page() -> None:
+    page, reading = read("estuary.adoc")
+    assert page.title == "Field guide to the estuary"
+    assert page.metadata["author"] == "Mira Okafor" and page.metadata["station"]
+    intro, there, safe = page.blocks
+    assert intro.text.splitlines() == [
+        "The guide covers the North Bay Station transects. See the tide tables and the safety "
+        "notes before you go.",
+        "Tides here run 6 m.",  # a footnote, after its paragraph
+    ]
+    # the document's :idprefix: and :idseparator:, and an explicit [[safety]] anchor
+    assert (there.heading, there.anchor) == ("Getting there", "getting-there")
+    assert safe.anchor == "safety"
+    assert there.text.splitlines() == [
+        "Take the coast road and park at the P2 lot.",
+        "Kit list",
+        "Boots: waders in winter",
+        "A clipboard",
+        "The gate closes at dusk.",
+        "./count-crabs --site north",  # a short shell block is a command, as in Markdown
+    ]
+    assert safe.text.splitlines() == [
+        "In Staying safe, Soft mud what to do was Stay on the marked path.",
+        "In Staying safe, Fog what to do was Turn back.",
+        "Tide: the sea's rise and fall twice a day.",
+        "The estuary keeps its own time.",
+        "A heron on the weir",
+    ]
+    assert page.metadata["code_blocks"] == 1 and reading.warnings == []
+
+
+def test_asciidoctor_ids() -> None:
+    from sitecite.ingest.asciidoc import asciidoctor_id
+
+    assert asciidoctor_id("Getting Started with v1.2") == "_getting_started_with_v1_2"
+    assert asciidoctor_id("What's new?", "", "-") == "whats-new"
