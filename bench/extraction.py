@@ -4,7 +4,8 @@
 ingested from its source folder: pages, sections, the share of indexed lines carrying generator
 syntax (bench/markup_debris.py) with its kinds, retention (prose words kept, and pages of 100+
 words under 60%), the SOURCE.txt URL examples that land (file -> URL and heading -> anchor),
-files skipped, warned about and left out (drafts, templates), and ingestion time.
+files skipped, warned about and left out (drafts, templates), and ingestion time. "debris"
+leaves out what the pages show as code (inline code spans, code blocks); "+code" counts it.
 
 Default: main-content extraction compared on the example site rendered to HTML (header,
 navigation and footer around each page's article): trafilatura, readability-lxml and
@@ -130,13 +131,14 @@ _ANCHOR = re.compile(r"`#{2,6} ([^`]+)` →\s*`#([^`]+)`")
 
 def site_figures(name: str, root: Path, source_txt: str) -> dict[str, object]:
     """One site's extraction figures (see the module docstring)."""
-    from bench.markup_debris import debris_share
+    from bench.markup_debris import code_shown, debris_share
     from sitecite.ingest import load_site
 
     started = time.perf_counter()
     result = load_site(root)
     seconds = time.perf_counter() - started
-    share, kinds, lines = debris_share(result.sections)
+    share, kinds, lines = debris_share(result.sections, code_shown(root))
+    raw_share = debris_share(result.sections)[0]
     read = sum(f.words_read for f in result.files)
     kept = sum(f.words_kept for f in result.files)
     low = [f.source for f in result.files if f.words_read >= 100 and f.retention < 0.6]
@@ -162,6 +164,7 @@ def site_figures(name: str, root: Path, source_txt: str) -> dict[str, object]:
         "pages": len(result.pages),
         "sections": len(result.sections),
         "debris": share,
+        "debris_with_code": raw_share,
         "debris_kinds": dict(kinds),
         "debris_lines": lines[:5],
         "retention": kept / read if read else 1.0,
@@ -193,7 +196,8 @@ def measure_sites(names: list[str]) -> list[dict[str, object]]:
 
 def print_sites(rows: list[dict[str, object]]) -> None:
     print(
-        f"{'site':12} {'preset':12} {'pages':>5} {'sect.':>5} {'debris':>7} {'retained':>8} "
+        f"{'site':12} {'preset':12} {'pages':>5} {'sect.':>5} {'debris':>7} {'+code':>6} "
+        f"{'retained':>8} "
         f"{'<60%':>4} {'URL ex.':>7} {'anchors':>7} {'skip':>4} {'warn':>4} {'left out':>8} "
         f"{'ingest s':>8}"
     )
@@ -201,7 +205,8 @@ def print_sites(rows: list[dict[str, object]]) -> None:
         presets = ",".join(r["presets"]) or "-"  # type: ignore[arg-type]
         print(
             f"{r['site']:12} {presets:12} {r['pages']:>5} {r['sections']:>5} "
-            f"{r['debris']:>7.2%} {r['retention']:>8.1%} {len(r['pages_under_60']):>4} "  # type: ignore[arg-type]
+            f"{r['debris']:>7.2%} {r['debris_with_code']:>6.2%} "
+            f"{r['retention']:>8.1%} {len(r['pages_under_60']):>4} "  # type: ignore[arg-type]
             f"{r['examples']:>7} {r['anchors']:>7} {r['skipped']:>4} {r['warned']:>4} "
             f"{r['left_out']:>8} {r['seconds']:>8.1f}"
         )

@@ -25,6 +25,7 @@ from sitecite.ingest.links import learn_routes, site_paths, with_learned_urls
 from sitecite.ingest.matching import MapMatch, match_site_map, with_published_urls
 from sitecite.ingest.pages import (
     DATA_SUFFIXES,
+    PANDOC_SUFFIXES,
     READ_SUFFIXES,
     Reading,
     markup_of,
@@ -336,8 +337,11 @@ def _published(
     seen: dict[str, str] = {}
     kept = []
     gatsby = slugless(pages, reading.router.presets)
+    rendered = _rendered(pages)
     for page in pages:
-        reason = _reason(page, reading, sources.get(page.source, ""), gatsby)
+        reason = rendered.get(page.source) or _reason(
+            page, reading, sources.get(page.source, ""), gatsby
+        )
         if reason:
             result.skipped.append(f"{page.source}: {reason}")
         elif page.id != FACTS_PAGE_ID and page.id in seen:
@@ -347,6 +351,19 @@ def _published(
             seen[page.id] = page.source
             kept.append(page)
     return kept
+
+
+def _rendered(pages: list[Page]) -> dict[str, str]:
+    """Files rendered from an R Markdown or Quarto source beside them (blogdown's `post.html`
+    or `post.markdown` from `post.Rmd`), each with the reason it is left out."""
+    sources = {p.id: p.source for p in pages if Path(p.source).suffix.lower() in PANDOC_SUFFIXES}
+    return {
+        p.source: f"rendered from {sources[p.id]}"
+        for p in pages
+        if p.id in sources
+        and p.source != sources[p.id]
+        and Path(p.source).suffix.lower() not in PANDOC_SUFFIXES
+    }
 
 
 def _reason(page: Page, reading: Reading, raw: str, gatsby: dict[str, str]) -> str:
@@ -369,6 +386,8 @@ def _reason(page: Page, reading: Reading, raw: str, gatsby: dict[str, str]) -> s
             f"data for {generator.name}'s templates or components: the generator publishes no "
             "page of its own for it (a --route rule gives it one)"
         )
+    if reading.quarto_for(page.source) and any(p.startswith("_") for p in page.source.split("/")):
+        return "a Quarto partial (Quarto renders no file whose name starts with _)"
     return placeholder_reason(page, raw) if page.kind == "page" else ""
 
 

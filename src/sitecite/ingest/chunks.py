@@ -21,6 +21,7 @@ _RMD_OPTION = re.compile(
 )
 _OPTION_LINE = re.compile(r"^\s*(?:#|//|--)\|\s?")
 _RAW_FORMAT = re.compile(r"^\{=(\w+)\}$")
+_GRID_BORDER = re.compile(r"^\s*\+(?:[-=:]+\+)+\s*$")
 _HEADING_ID = re.compile(r"\s*\{#[^}]*\}\s*$")
 
 
@@ -93,6 +94,7 @@ class LineReader:
         self.document = Document("")
         self.divs: list[_Div] = []
         self.out: list[str] = []
+        self.extra = 0  # lines written beyond the file's: a later blank line is left out
 
     @property
     def hidden(self) -> bool:
@@ -108,6 +110,16 @@ class LineReader:
                 self.code(lines[index : end + 1], fence.group(1), fence.group(2), fence.group(3))
                 index = end + 1
                 continue
+            if _GRID_BORDER.match(line) and not self.hidden:
+                end = index + 1
+                while end < len(lines) and lines[end].strip()[:1] in ("+", "|"):
+                    end += 1
+                table = grid_table(lines[index:end])  # its delimiter row is no prose
+                self.out += [
+                    r if n == 1 else self.context.inline(r, False) for n, r in enumerate(table)
+                ]
+                index = end
+                continue
             div = DIV.match(line)
             if div and (div.group("attrs") is not None or div.group("word")):
                 self.open_div(Attributes.parse(div.group("attrs") or "." + div.group("word")))
@@ -115,6 +127,13 @@ class LineReader:
                 if self.divs:
                     self.divs.pop()
                 self.out.append("")
+            elif (
+                self.extra
+                and not line.strip()
+                and self.out[-1:]
+                and not self.out[-1].split("\n")[-1]
+            ):
+                self.extra -= 1  # a blank line that repays a line written beyond the file's
             elif self.hidden:
                 self.out.append("")
             else:
@@ -156,7 +175,8 @@ class LineReader:
         elif any(c.startswith("callout") for c in classes):
             title = attributes.values.get("title", "")
             self.divs.append(_Div("callout", titled=bool(title)))
-            self.out.append(f"**{title}**" if title else "")
+            self.out += [f"**{title}**", ""] if title else [""]  # a paragraph of its own
+            self.extra += 1 if title else 0
         elif "panel-tabset" in classes or "panelset" in classes:
             self.divs.append(_Div("tabset"))
             self.out.append("")
@@ -167,6 +187,7 @@ class LineReader:
     def prose(self, line: str) -> str:
         heading = HEADING.match(line)
         line = self.context.inline(line, heading is not None)
+        self.extra += line.count("\n")  # an included file's lines
         if heading is None:
             return line
         found = HEADING.match(line)
@@ -182,6 +203,42 @@ class LineReader:
             if div.kind in ("callout", "tabset"):
                 break
         return line
+
+
+def grid_table(lines: list[str]) -> list[str]:
+    """A Pandoc grid table as a pipe table (as many lines, blank ones after it): each cell's
+    lines joined, the rows above a `+===+` border as the header."""
+    border = lines[0].strip()
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    edges = [indent + i for i, c in enumerate(border) if c == "+"]
+    rows: list[list[str]] = []
+    current: list[list[str]] = []
+    header = 0
+    for line in lines[1:]:
+        if _GRID_BORDER.match(line):
+            if current:
+                rows.append([" ".join(" ".join(cell).split()) for cell in current])
+            current = []
+            header = len(rows) if "=" in line and not header else header
+            continue
+        cells = [line[a + 1 : b].strip() for a, b in zip(edges, edges[1:], strict=False)]
+        current = current or [[] for _ in cells]
+        for number, cell in enumerate(cells[: len(current)]):
+            current[number].append(cell)
+    if current:
+        rows.append([" ".join(" ".join(cell).split()) for cell in current])
+    if not rows:
+        return [""] * len(lines)
+    header = header or 1
+    table = [
+        " ".join(" ".join(rows[r][c] for r in range(header)).split()) for c in range(len(rows[0]))
+    ]
+    out = [
+        "| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
+        for row in [table, *rows[header:]]
+    ]
+    out.insert(1, "|" + "---|" * len(rows[0]))
+    return out + [""] * (len(lines) - len(out))
 
 
 def _fence_end(lines: list[str], start: int, fence: str) -> int:

@@ -97,7 +97,8 @@ def mkdocs_preset(base: Path, prefix: str) -> Preset | None:
         return None
     config = config_file(base / name)
     docs = str(config.get("docs_dir") or "docs").strip("/").removeprefix("./")
-    docs = "" if docs in (".", "") else docs
+    docs = "" if docs in (".", "") or not (base / docs).is_dir() else docs  # a missing one:
+    # MkDocs would stop; its pages are then taken to be where the config is
     origin, path = _site_path(str(config.get("site_url") or ""))
     folder = "/".join(part for part in (prefix, docs) if part)
     lead = re.escape(folder + "/") if folder else ""

@@ -75,6 +75,7 @@ _NOTES_AFTER = (
     *("table_close", "blockquote_close"),
 )
 _LINKED = re.compile(r"\[([^\[\]]+)\]\((?:https?:|mailto:|/|\.|#)[^()\s]*\)")
+_HEADING_ID = re.compile(r"\s*\{#[\w.:-]+\}\s*$")  # read as the anchor by ingest/ids.py
 _RAW = re.compile(r"^\{=(\w+)\}$")  # a Pandoc raw block: ```{=html}, ```{=latex}
 LINK_SHARE = 0.6  # a line whose letters are mostly link text is a link title, not prose
 TITLE_WORDS = 6  # a linked list item this long is another page's title, not a thing's name
@@ -242,7 +243,8 @@ def _inline_text(
         elif kind in ("text", "code_inline", "image"):
             text = child.content
             if kind == "image":
-                text = "".join(c.content for c in child.children or []) or child.content
+                parts = [c.content for c in child.children or [] if c.type != "html_inline"]
+                text = "".join(parts) if child.children else child.content  # alt: no HTML
                 text = f" {text.strip()} " if text.strip() else ""
             count = sum(ch.isalnum() for ch in text)
             letters.total += count
@@ -380,6 +382,7 @@ def _structure(builder: _Builder, token: Token) -> None:
     elif kind in ("th_open", "td_open") and builder.row is not None:
         builder.row.append("")  # one cell per column, even when the cell is empty
     elif kind == "table_close" and builder.table is not None:
-        for sentence in table_sentences(builder.table, builder.heading or builder.title):
+        context = _HEADING_ID.sub("", builder.heading) or builder.title
+        for sentence in table_sentences(builder.table, context):
             builder.part(sentence, ROW)
         builder.table = None

@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from sitecite.errors import IngestError
+from sitecite.ingest.asciidoc import read_asciidoc
 from sitecite.ingest.components import render_component_page
 from sitecite.ingest.data import (
     FACTS_PAGE_ID,
@@ -38,7 +39,7 @@ from sitecite.ingest.quarto import (
     pandoc_document,
     place_listings,
 )
-from sitecite.ingest.records import record_sentence
+from sitecite.ingest.records import plain, record_sentence
 from sitecite.ingest.routes import Router, join_url
 from sitecite.ingest.rst import rst_page
 from sitecite.ingest.templates import strip_templates
@@ -51,11 +52,12 @@ HTML_SUFFIXES = {".html", ".htm"}
 COMPONENT_SUFFIXES = {".astro", ".vue"}
 DATA_SUFFIXES = {".json", ".yaml", ".yml"}
 RST_SUFFIXES = {".rst"}
+ASCIIDOC_SUFFIXES = {".adoc", ".asciidoc"}
 # What a page's title block shows under its title (Quarto: a subtitle, an abstract).
 SUMMARY_KEYS = ("summary", "description", "subtitle", "abstract")
 READ_SUFFIXES = (
-    MARKDOWN_SUFFIXES | PANDOC_SUFFIXES | RST_SUFFIXES | HTML_SUFFIXES | DATA_SUFFIXES
-) | COMPONENT_SUFFIXES
+    MARKDOWN_SUFFIXES | PANDOC_SUFFIXES | RST_SUFFIXES | ASCIIDOC_SUFFIXES | HTML_SUFFIXES
+) | (DATA_SUFFIXES | COMPONENT_SUFFIXES)
 # Front-matter keys whose records are the page's machinery, never its prose.
 MACHINERY_KEYS = frozenset(
     "images image resources aliases redirect_from redirect_to menu menus cascade outputs seo "
@@ -109,7 +111,7 @@ def parse_source(
     router = reading.router
     suffix = PurePosixPath(relative).suffix.lower()
     pid = page_id(relative)
-    if suffix in MARKDOWN_SUFFIXES | PANDOC_SUFFIXES:
+    if suffix in MARKDOWN_SUFFIXES | PANDOC_SUFFIXES | ASCIIDOC_SUFFIXES:
         return [_markdown_page(source, relative, pid, reading, suffix)]
     if suffix in RST_SUFFIXES:
         return [rst_page(source, relative, pid, reading.router, reading.warn)]
@@ -134,23 +136,28 @@ def parse_source(
 
 
 def _markdown_page(source: str, relative: str, pid: str, reading: Reading, suffix: str) -> Page:
-    matter = split_frontmatter(source, relative, reading.warn)
+    headers = suffix in (".md", ".markdown")  # Pelican's `Title: ...` lines
+    matter = split_frontmatter(source, relative, reading.warn, headers)
     front, body, mdx = matter.data, matter.body, suffix == ".mdx"
     if matter.offset:
         reading.fronted.add(relative)
     exported: dict[str, str] = {}
-    project = reading.quarto_for(relative) if not mdx else None
+    markdown = suffix in (".md", ".markdown") or suffix in PANDOC_SUFFIXES
+    project = reading.quarto_for(relative) if markdown else None
     pandoc = suffix in PANDOC_SUFFIXES or project is not None
-    document = None
     liquid = reading.liquid_for(relative) if not pandoc else None
     rendered = liquid is not None and ("{%" in body or "{{" in body)
     if liquid is not None:
         body = liquid.render(body, front, relative, reading.warn)
-    if pandoc:
-        meta = project.metadata(relative, front) if project else front
-        document = pandoc_document(body, meta, relative, project, reading.root, reading.warn)
+    code_blocks, listings = 0, {}
+    if suffix in ASCIIDOC_SUFFIXES:
+        adoc = read_asciidoc(body)
+        front, body = {**adoc.metadata, **front}, adoc.markdown
+    elif pandoc:
+        front = project.metadata(relative, front) if project else front
+        document = pandoc_document(body, front, relative, project, reading.root, reading.warn)
         reading.used.update(dict.fromkeys(document.shown, relative))
-        body, front = document.markdown, meta
+        body, code_blocks, listings = document.markdown, document.code_blocks, document.listings
     if mdx:
         converted = convert_mdx(
             strip_templates(body, mdx=True), relative, reading.warn, _resolver(reading, relative)
@@ -159,9 +166,8 @@ def _markdown_page(source: str, relative: str, pid: str, reading: Reading, suffi
     else:
         body = strip_templates(body)
     blocks, extra = markdown_blocks(body, str(front.get("title", "")), matter.offset, mdx=mdx)
-    if pandoc and document is not None:
-        blocks = place_listings(blocks, document.listings)
-        extra["code_blocks"] = int(extra["code_blocks"]) + document.code_blocks
+    blocks = place_listings(blocks, listings) if listings else blocks
+    extra["code_blocks"] = int(extra["code_blocks"]) + code_blocks
     style = reading.router.anchor_style
     style = "pandoc" if pandoc and reading.router.anchors == "auto" else style
     blocks = heading_anchors(blocks, str(extra["first_h1"]), style)
@@ -177,7 +183,7 @@ def _markdown_page(source: str, relative: str, pid: str, reading: Reading, suffi
     metadata = {
         **described,
         "title": title,
-        "summary": summary if isinstance(summary, str) else render_value(summary),
+        "summary": plain(summary) if isinstance(summary, str) else render_value(summary),
         "first_h1": extra["first_h1"],
         "code_blocks": extra["code_blocks"],
     }
@@ -265,8 +271,8 @@ def markup_of(relative: str, metadata: dict[str, Any] | None = None) -> str:
         return str(metadata["markup"])
     if suffix in HTML_SUFFIXES or suffix in COMPONENT_SUFFIXES:
         return "html" if suffix in HTML_SUFFIXES else suffix[1:]
-    if suffix in PANDOC_SUFFIXES | RST_SUFFIXES:
-        return "pandoc" if suffix in PANDOC_SUFFIXES else "rst"
+    if suffix in PANDOC_SUFFIXES | RST_SUFFIXES | ASCIIDOC_SUFFIXES:
+        return {".rst": "rst", ".adoc": "asciidoc", ".asciidoc": "asciidoc"}.get(suffix, "pandoc")
     return {".mdx": "mdx", ".md": "markdown", ".markdown": "markdown"}.get(suffix, "")
 
 

@@ -54,6 +54,7 @@ _INLINE_CHUNK = re.compile(r"`\{?(?:r|python|julia|ojs)\}?\s[^`]*`")
 _INLINE_CODE = re.compile(r"(`+)[^`\n](?:.*?[^`])?\1(?!`)")
 _MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$\w])\$[^$\s](?:[^$]*?[^$\s])?\$(?!\d)")
 _SHORTCODE = re.compile(r"(\{)?\{\{<\s*([\w-]+)(.*?)>\}\}(\})?")
+_STRUCTURE = re.compile(r"^[\s|:=+*_-]*$")
 _DASHES = re.compile(r"(?<![-!<])-{2,3}(?![->])")
 
 
@@ -156,7 +157,8 @@ class PandocContext:
 
         line = _MATH.sub(hold, _INLINE_CODE.sub(hold, line))
         line = self.references.rewrite(strip_attributes(line, heading))
-        line = _DASHES.sub(lambda m: "—" if len(m.group(0)) == 3 else "–", line)  # Pandoc's smart
+        if not _STRUCTURE.match(line):  # Pandoc's smart dashes, not a rule or a table's row
+            line = _DASHES.sub(lambda m: "—" if len(m.group(0)) == 3 else "–", line)
         return re.sub("\ue000(\\d+)\ue001", lambda m: held[int(m.group(1))], line)
 
     def raw(self, line: str) -> str:
@@ -222,11 +224,12 @@ def rewrite(body: str, context: PandocContext) -> Document:
     if context.depth == 0:
         labels = pandoc_labels(body) + rmd_figure_labels(body)
         context.references = References.of(labels, cited)
-        for match in HEADING.finditer(body):
+        for match in filter(None, map(HEADING.match, body.split("\n"))):
             found = re.search(r"\{[^}]*#([\w:.-]+)", match.group(2))
-            text = re.sub(r"\s*\{.*\}\s*$", "", match.group(2))
-            if found:
-                context.references.headings[found.group(1)] = text
+            if found:  # `@sec-methods` reads as the heading it names
+                context.references.headings[found.group(1)] = re.sub(
+                    r"\s*\{.*\}\s*$", "", match.group(2)
+                )
     document = LineReader(context).read(body.split("\n"))
     for lines in context.listings.values():  # listings without a div of theirs: at the end
         placeholder = PLACEHOLDER.format(len(document.listings))

@@ -98,7 +98,7 @@ def parse_rst(source: str, relative: str, warn: Warn) -> Any:
     tree = publish_doctree(source, source_path=relative, settings_overrides=settings)
     for message in _find(tree, "system_message"):
         if int(message.get("level", 0)) >= utils.Reporter.ERROR_LEVEL:
-            text = message.astext().split("\n", 1)[0]
+            text = message.children[0].astext() if message.children else "markup error"
             warn(IngestError(f"reStructuredText: {text}", relative, message.get("line")))
     return tree
 
