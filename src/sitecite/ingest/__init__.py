@@ -7,13 +7,19 @@ the file is skipped; the caller decides whether problems are fatal (`--strict`).
 from __future__ import annotations
 
 import os
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from sitecite.errors import IngestError
+from sitecite.ingest.addresses import (
+    find_site_map,
+    learned_urls,
+    shown_by_templates,
+    url_report,
+)
 from sitecite.ingest.chunk import CHUNKER_VERSION, chunk_page
 from sitecite.ingest.components import data_index
 from sitecite.ingest.data import FACTS_PAGE_ID, NOT_CONTENT
@@ -21,7 +27,6 @@ from sitecite.ingest.identity import Identity, with_config_owner, with_identity
 from sitecite.ingest.ids import page_id, slugify
 from sitecite.ingest.jekyll import JekyllSite
 from sitecite.ingest.layout import config_file
-from sitecite.ingest.links import learn_routes, site_paths, with_learned_urls
 from sitecite.ingest.matching import MapMatch, match_site_map, with_published_urls
 from sitecite.ingest.pages import (
     DATA_SUFFIXES,
@@ -39,8 +44,8 @@ from sitecite.ingest.published import (
     slugless,
 )
 from sitecite.ingest.retention import FileReport, file_report
-from sitecite.ingest.routes import Preset, Router
-from sitecite.ingest.sitemap import OUTPUT_DIRS, SiteMap, built_map, find_built_folder
+from sitecite.ingest.routes import Router
+from sitecite.ingest.sitemap import SiteMap
 from sitecite.ingest.titles import own_titles
 from sitecite.ingest.webpage import is_built_site
 from sitecite.types import Block, Page, Section
@@ -100,32 +105,7 @@ class IngestResult:
         """Where each page's URL came from, for the index manifest (`urls`,
         docs/index-directory.md): unverified when some URLs are a guess (the page id) or were
         inferred from the site's links, with those pages named."""
-        mapped = self.map_match.matched if self.map_match else {}
-        unrouted = set(self.unrouted)
-        origins: Counter[str] = Counter()
-        guessed: list[str] = []
-        inferred: list[str] = []
-        for page in (p for p in self.pages if p.kind != "facts"):
-            if self.built_site:
-                origin = "built site"
-            elif page.id in mapped:
-                origin = "site map"
-            elif page.id in unrouted:
-                origin = "links" if page.id in self.learned else "guess"
-                (inferred if origin == "links" else guessed).append(page.id)
-            else:
-                by = self.router.routed_by(page.id, page.metadata, page.source)
-                origin = by if by in ("front matter", "rule") else "preset"
-            origins[origin] += 1
-        return {
-            "unverified": bool(guessed or inferred),
-            "pages": sum(origins.values()),
-            "from": dict(origins),
-            "presets": [p.name for p in self.router.presets],
-            "site_map": self.map_match.describe() if self.map_match else "",
-            "guessed": guessed[:50],
-            "inferred": inferred[:50],
-        }
+        return url_report(self)
 
     def route_lines(self) -> list[str]:
         """What `sitecite index` says about URLs: the site's map and how many pages it gave a
@@ -231,7 +211,9 @@ def load_site(
     built = is_built_site(root, files)
     router = router_for(base_url, routes, route, root, presets and not built, anchors)
     router.searched = presets and not built
-    site_map, tried, output = _site_map(root, router, site_map, find_map and not built, live_map)
+    site_map, tried, output = find_site_map(
+        root, router, site_map, find_map and not built, live_map
+    )
     if output is not None:  # a generator's output next to the sources is not content
         files = [f for f in files if output not in f.parents]
     result = IngestResult(router=router, built_site=built, map_tried=tried)
@@ -257,7 +239,7 @@ def load_site(
         result.map_match = match_site_map(kept, site_map, router)
         kept = with_published_urls(kept, result.map_match, router.base_url)
     if router.searched:
-        kept, result.learned = _learned(kept, result, router, sources)
+        kept, result.learned = learned_urls(kept, result.map_match, router, sources)
     result.pages, result.identity = with_identity(_merge_facts(kept))
     result.identity = with_config_owner(result.identity, None if built else root)
     for page in result.pages:
@@ -275,58 +257,6 @@ def load_site(
             and not router.routed_by(p.id, p.metadata, p.source)
         ]
     return result
-
-
-def _learned(
-    pages: list[Page], result: IngestResult, router: Router, sources: dict[str, str]
-) -> tuple[list[Page], dict[str, str]]:
-    """The pages nothing routed (no map, rule, preset or front matter) at the URLs the site's
-    own links show (ingest/links.py), and the rule that placed each."""
-    mapped = result.map_match.matched if result.map_match else {}
-    unrouted = [
-        p
-        for p in pages
-        if p.kind != "facts"
-        and p.id not in mapped
-        and not router.routed_by(p.id, p.metadata, p.source)
-    ]
-    if not unrouted:
-        return pages, {}
-    trailing = next(
-        (p.trailing_slash for p in router.presets if p.trailing_slash is not None), None
-    )
-    links = site_paths(sources, router.base_url)
-    paths, rules = learn_routes(unrouted, links, trailing)
-    by_page = {}
-    for page in unrouted:
-        rule = next((r for r in rules if r.rule.match(page.id)), None)
-        if page.id in paths:
-            by_page[page.id] = str(rule) if rule else "the host's convention"
-    return with_learned_urls(pages, paths, router), by_page
-
-
-def _site_map(
-    root: Path,
-    router: Router,
-    given: SiteMap | None,
-    find: bool,
-    live_map: Callable[[], tuple[SiteMap | None, str]] | None,
-) -> tuple[SiteMap | None, list[str], Path | None]:
-    """The site's map (the one given; else, when `find`, a built folder next to the sources,
-    then the live one), what was tried without finding one, and the built folder (never read
-    as content, even when the map is not used)."""
-    folders = ("", *(p.folder for p in router.presets if p.folder))
-    output = find_built_folder(root, folders) if router.searched else None
-    tried: list[str] = []
-    if given is not None or not find:
-        return given, tried, output
-    if output is not None:
-        return built_map(output, output.relative_to(root).as_posix()), tried, output
-    tried.append(f"no built folder ({', '.join(f'{d}/' for d in OUTPUT_DIRS)})")
-    if live_map is not None:
-        found, note = live_map()
-        return found, tried + ([] if found else [note]), output
-    return None, tried, output
 
 
 def _published(
@@ -381,7 +311,7 @@ def _reason(page: Page, reading: Reading, raw: str, gatsby: dict[str, str]) -> s
             return reason
     if page.source in gatsby:
         return gatsby[page.source]
-    if page.kind == "data" and (generator := _shown_by_templates(page, reading.router)):
+    if page.kind == "data" and (generator := shown_by_templates(page, reading.router)):
         return (
             f"data for {generator.name}'s templates or components: the generator publishes no "
             "page of its own for it (a --route rule gives it one)"
@@ -389,17 +319,6 @@ def _reason(page: Page, reading: Reading, raw: str, gatsby: dict[str, str]) -> s
     if reading.quarto_for(page.source) and any(p.startswith("_") for p in page.source.split("/")):
         return "a Quarto partial (Quarto renders no file whose name starts with _)"
     return placeholder_reason(page, raw) if page.kind == "page" else ""
-
-
-def _shown_by_templates(page: Page, router: Router) -> Preset | None:
-    """The detected generator, when a data file (a list of records) is one it only shows
-    through templates or components: no generator publishes a JSON or YAML file as a page,
-    so without an owner's rule it has no URL of its own. A hand-written site has no
-    templates: its data files stay pages, at their paths."""
-    generators = [p for p in router.presets if p.name != "static-html"]
-    if not generators or router.routed_by(page.id, {}, page.source) == "rule":
-        return None
-    return generators[0]
 
 
 def retention_reports(
