@@ -105,7 +105,9 @@ class IngestResult:
         """Where each page's URL came from, for the index manifest (`urls`,
         docs/index-directory.md): unverified when some URLs are a guess (the page id) or were
         inferred from the site's links, with those pages named."""
-        return url_report(self)
+        return url_report(
+            self.pages, self.router, self.map_match, self.unrouted, self.learned, self.built_site
+        )
 
     def route_lines(self) -> list[str]:
         """What `sitecite index` says about URLs: the site's map and how many pages it gave a

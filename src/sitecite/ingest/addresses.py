@@ -6,9 +6,8 @@ page's URL came from (the index manifest's `urls`)."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from sitecite.ingest.links import learn_routes, site_paths, with_learned_urls
 from sitecite.ingest.matching import MapMatch
@@ -16,35 +15,39 @@ from sitecite.ingest.routes import Preset, Router
 from sitecite.ingest.sitemap import OUTPUT_DIRS, SiteMap, built_map, find_built_folder
 from sitecite.types import Page
 
-if TYPE_CHECKING:
-    from sitecite.ingest import IngestResult
 
-
-def url_report(result: IngestResult) -> dict[str, object]:
+def url_report(
+    pages: Sequence[Page],
+    router: Router,
+    map_match: MapMatch | None,
+    unrouted_ids: Sequence[str],
+    learned: dict[str, str],
+    built_site: bool,
+) -> dict[str, object]:
     """Where each page's URL came from (see `IngestResult.url_report`)."""
-    mapped = result.map_match.matched if result.map_match else {}
-    unrouted = set(result.unrouted)
+    mapped = map_match.matched if map_match else {}
+    unrouted = set(unrouted_ids)
     origins: Counter[str] = Counter()
     guessed: list[str] = []
     inferred: list[str] = []
-    for page in (p for p in result.pages if p.kind != "facts"):
-        if result.built_site:
+    for page in (p for p in pages if p.kind != "facts"):
+        if built_site:
             origin = "built site"
         elif page.id in mapped:
             origin = "site map"
         elif page.id in unrouted:
-            origin = "links" if page.id in result.learned else "guess"
+            origin = "links" if page.id in learned else "guess"
             (inferred if origin == "links" else guessed).append(page.id)
         else:
-            by = result.router.routed_by(page.id, page.metadata, page.source)
+            by = router.routed_by(page.id, page.metadata, page.source)
             origin = by if by in ("front matter", "rule") else "preset"
         origins[origin] += 1
     return {
         "unverified": bool(guessed or inferred),
         "pages": sum(origins.values()),
         "from": dict(origins),
-        "presets": [p.name for p in result.router.presets],
-        "site_map": result.map_match.describe() if result.map_match else "",
+        "presets": [p.name for p in router.presets],
+        "site_map": map_match.describe() if map_match else "",
         "guessed": guessed[:50],
         "inferred": inferred[:50],
     }
