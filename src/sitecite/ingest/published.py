@@ -84,6 +84,11 @@ def generator_reason(
     ):
         return "no match rule of site.hs covers it: Hakyll builds no page from it"
     if preset.name == "hugo":
+        if parts[0] not in ("content", "layouts") and PurePosixPath(inner).suffix in (
+            ".md",
+            ".markdown",
+        ):
+            return "outside Hugo's content folder: Hugo renders no page from it (a README)"
         if parts[0] == "archetypes":
             return "a Hugo archetype (the template of new content)"
         if parts[0] == "layouts" and inner not in ("layouts/index.html",):
