@@ -62,6 +62,29 @@ def test_the_examples_of_source_txt_land(site: str) -> None:
     assert [(e.source, e.got, e.expected) for e in anchors if not e.lands] == []
 
 
+# What a URL that pretends shows: a source file's extension or a folder only the sources have.
+SOURCE_PATH = re.compile(
+    r"\.(md|mdx|qmd|rmd|markdown|adoc|rst|astro|ya?ml|json)$"
+    r"|/(content|src|_posts|_pages|_data|data|static|gatsby-theme[^/]*)/",
+    re.I,
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("site", site_urls.ALL)
+def test_no_url_pretends_and_every_guess_is_said(site: str) -> None:
+    """On every shared site, a URL that is not said to be a guess is no source path; the
+    guesses are named in the warning and in the index's record."""
+    result = ingested(site)
+    report = result.url_report()
+    guessed = set(report["guessed"])  # type: ignore[arg-type]
+    for page in (p for p in result.pages if p.kind != "facts" and p.id not in guessed):
+        assert not SOURCE_PATH.search(page.url.split("#")[0]), (page.source, page.url)
+    warning = next((line for line in result.route_lines() if line.startswith(NO_PRESET)), "")
+    assert bool(warning) == bool(result.unrouted)
+    assert report["unverified"] == bool(result.unrouted)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("site", SITES)
 def test_every_page_of_the_site_is_on_its_live_scheme(site: str) -> None:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from sitecite.ingest.astro import astro_preset
 from sitecite.ingest.docusaurus import docusaurus_presets
@@ -201,7 +202,7 @@ def _gatsby(base: Path, prefix: str) -> Preset | None:
         else f"{packages['gatsby']} depends on gatsby"
         + (f" and {', '.join(themes[:3])}" if themes else "")
     )
-    texts = ["src/pages => /", "src/pages/(?P<path>.+) => /{path}/", "(?P<path>.+) => /{path}/"]
+    texts = ["src/pages => /", "src/pages/(?P<path>.+) => /{path}/"]
     return Preset(
         "gatsby",
         f"{evidence}; a front-matter slug is the page's path"
@@ -209,9 +210,21 @@ def _gatsby(base: Path, prefix: str) -> Preset | None:
         rules_under(prefix, *texts),
         anchors="github" if ids else "none",
         slug="path",
+        path_keys=("permalink", "slug_path"),
         base_url=js_value(config, "siteUrl"),
         trailing_slash=True,  # every page is written as <path>/index.html
+        front_for=_gatsby_slug,
     )
+
+
+def _gatsby_slug(source: str, front: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A Gatsby content file is a page where the code that creates it puts it, which is not in
+    the folder: its front-matter `slug` says where (`/<slug>/`); without one its URL is not
+    known (the site's links, or a guess, say where)."""
+    slug = front.get("slug")
+    if isinstance(slug, str) and slug.strip("/"):
+        return {**front, "slug_path": f"/{slug.strip('/')}/"}
+    return front
 
 
 def _vitepress(base: Path, prefix: str) -> Preset | None:

@@ -247,6 +247,10 @@ class Router:
         origin = self._route(page_id, {}, source)[1]
         return origin if isinstance(origin, Preset) else None
 
+    def _path_keys(self) -> tuple[str, ...]:
+        """The front-matter keys any detected generator reads as a page's whole path."""
+        return tuple(dict.fromkeys(k for p in self.presets for k in p.path_keys))
+
     def front_of(self, front: Mapping[str, Any], source: str) -> Mapping[str, Any]:
         """The page's metadata as its generator reads it (`Preset.front_for`)."""
         for preset in self.presets:
@@ -260,7 +264,7 @@ class Router:
         """What gives the page its URL: "front matter", "rule" (the owner's), a preset's name,
         or "" when nothing does and the URL is the default route's guess."""
         front = self.front_of(front or {}, source)
-        keys = {*CANONICAL_KEYS, "permalink", *(k for p in self.presets for k in p.path_keys)}
+        keys = {*CANONICAL_KEYS, "permalink", *self._path_keys()}
         if any(_text(front.get(key)) for key in keys):
             return "front matter"
         origin = self._route(page_id, front, source)[1]
@@ -272,7 +276,7 @@ class Router:
         front = self.front_of(front or {}, source)
         path, origin = self._route(page_id, front, source)
         preset = origin if isinstance(origin, Preset) else None
-        keys = preset.path_keys if preset else ("permalink",)
+        keys = preset.path_keys if preset else ("permalink", *self._path_keys())
         own = next((_text(front.get(k)) for k in keys if _text(front.get(k))), "")
         canonical = _text(next((front[k] for k in CANONICAL_KEYS if front.get(k)), ""))
         if canonical.startswith(("http://", "https://")) and not own.startswith("/"):
