@@ -62,12 +62,17 @@ def test_the_default_anchors_of_a_vue_site_are_github_slugs() -> None:
 
 def test_a_docusaurus_site_in_a_subfolder_routes_docs_blog_and_pages() -> None:
     result = load_site(SITES / "docusaurus")
-    assert [(p.name, p.folder) for p in result.router.presets] == [("docusaurus", "website")]
+    assert [(p.name, p.folder) for p in result.router.presets] == [
+        ("docusaurus", "website"),
+        ("docusaurus-blog", "website"),
+    ]
     base = "https://lenapark.dev"  # the config's url: no --base-url needed
     pages = {p.source: p.url for p in result.pages}
     assert pages == {
         "website/blog/2021-05-28-first-post.md": f"{base}/blog/2021/05/28/first-post",
         "website/blog/2022-01-02-second/index.md": f"{base}/blog/2022/01/02/second",
+        # a post's slug is its whole path under the blog (no date folders added)
+        "website/blog/2023-03-04-launch.md": f"{base}/blog/2023-03-04-launch",
         "website/docs/intro.md": f"{base}/docs/intro",
         "website/docs/moved.md": f"{base}/docs/reference/cheatsheet",
         "website/docs/01-guides/02-setup.mdx": f"{base}/docs/guides/setup",

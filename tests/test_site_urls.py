@@ -1,12 +1,14 @@
 """With presets alone, every citation URL of the shared real sites is on the live scheme with the
 live anchors: the examples each site's SOURCE.txt gives (file -> URL, heading -> anchor) are
-the ground truth, and every page of each site is checked against its scheme.
+the ground truth, on all eighteen sites, and every page of four of them is checked against its
+scheme.
 
-The shared copies hold content and data only. What a site kept in code is given here as its
-owner would give it: lengstorf's address (in gatsby-config.js), and alanaktion's dated URLs,
-which its content config (src/content.config.ts) built and no data file carries, as a
-`--route` rule; without that rule its index says the URLs are a guess. How presets read such
-code files is tested on small sites of their own (tests/data/sites)."""
+The shared copies hold content and data only. What a site kept only in code is given as its
+owner would give it (bench/site_urls.py): an address that was in a config written as code
+(`--base-url`), and alanaktion's dated URLs, which its content config built, as a `--route`
+rule. Without that rule its posts follow the rule the site's own links show, and its index
+says those URLs are inferred, not verified. How presets read code files is tested on small
+sites of their own (tests/data/sites)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ from pathlib import Path
 import pytest
 from conftest import shared_data
 
+from bench import site_urls
+from bench._source_txt import anchor_examples, url_examples
 from bench.markup_debris import debris_share
 from sitecite.ingest import IngestResult, load_site
 from sitecite.ingest.routes import NO_PRESET
@@ -25,9 +29,7 @@ from sitecite.ingest.routes import NO_PRESET
 FIXTURES = Path(__file__).parent / "data" / "sites"
 
 SITES = ("shazow", "benbalter", "lengstorf", "alanaktion")
-# file -> URL examples: "`path` (notes) ->\n    https://..."
-_FILE_URL = re.compile(r"`([^`\s]+\.[a-z]+)`[^`\n→]*(?:`[^`\n]*`[^`\n→]*)*→\s*(https?://\S+)")
-_ANCHOR = re.compile(r"`#{2,6} ([^`]+)` →\s*`#([^`]+)`")
+NO_EXAMPLES = ("jarvis", "timlrx")  # their URLs are checked in tests/test_routes.py
 # Each site's live scheme for its pages (SOURCE.txt, "URL scheme").
 SCHEMES = {
     "shazow": re.compile(r"https://shazow\.net/(?:posts/[a-z0-9-]+/)?"),
@@ -39,41 +41,48 @@ SCHEMES = {
 }
 
 
-# What the owner says with --base-url and --route where the copy no longer holds it.
-DATED = r"content/blog/\d{4}/(?P<name>[^/]+) => /{page.year}/{page.month}/{page.day}/{name}/"
-OWNER: dict[str, dict[str, object]] = {
-    "lengstorf": {"base_url": "https://lengstorf.com"},
-    "alanaktion": {"base_url": "https://blog.phpizza.com", "routes": [DATED]},
-}
-
-
 @cache
 def ingested(site: str) -> IngestResult:
-    return load_site(shared_data("sites", site), **OWNER.get(site, {}))  # type: ignore[arg-type]
+    return site_urls.ingest(site, shared_data("sites", site))
 
 
 def source_text(site: str) -> str:
     return (shared_data("sites", site) / "SOURCE.txt").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("site", SITES)
+@pytest.mark.parametrize("site", site_urls.ALL)
 def test_the_examples_of_source_txt_land(site: str) -> None:
+    result, text = ingested(site), source_text(site)
+    examples = site_urls.url_results(site, result, text)
+    assert len(examples) >= 2 or site in NO_EXAMPLES, url_examples(text, shared_data("sites"))
+    missed = [(e.source, e.got, e.expected) for e in examples if not e.lands]
+    assert missed == []
+    anchors = site_urls.anchor_results(result, text)
+    assert anchors or not anchor_examples(text) or site in ("olegnenashev", "ksreyes")
+    assert [(e.source, e.got, e.expected) for e in anchors if not e.lands] == []
+
+
+# What a URL that pretends shows: a source file's extension or a folder only the sources have.
+SOURCE_PATH = re.compile(
+    r"\.(md|mdx|qmd|rmd|markdown|adoc|rst|astro|ya?ml|json)$"
+    r"|/(content|src|_posts|_pages|_data|data|static|gatsby-theme[^/]*)/",
+    re.I,
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("site", site_urls.ALL)
+def test_no_url_pretends_and_every_guess_is_said(site: str) -> None:
+    """On every shared site, a URL that is not said to be a guess is no source path; the
+    guesses are named in the warning and in the index's record."""
     result = ingested(site)
-    by_source = {p.source: p.url for p in result.pages}
-    examples = _FILE_URL.findall(source_text(site))
-    assert len(examples) >= 2, examples
-    for path, url in examples:
-        assert by_source.get(path) == url, (path, by_source.get(path), url)
-    anchors = _ANCHOR.findall(source_text(site))
-    checked = 0
-    for heading, anchor in anchors:  # an example may come from a page the copy does not hold
-        found = [s for s in result.sections if s.heading == heading.strip()]
-        if found:  # SOURCE.txt's text drops the invisible U+FE0F of an emoji that
-            # github-slugger keeps (jarvis's ids, made by its own toolchain, show it kept)
-            urls = [s.url.replace("\ufe0f", "") for s in found]
-            assert any(u.endswith(f"#{anchor}") for u in urls), (heading, urls)
-            checked += 1
-    assert checked or not anchors
+    report = result.url_report()
+    guessed = set(report["guessed"])  # type: ignore[arg-type]
+    for page in (p for p in result.pages if p.kind != "facts" and p.id not in guessed):
+        assert not SOURCE_PATH.search(page.url.split("#")[0]), (page.source, page.url)
+    warning = next((line for line in result.route_lines() if line.startswith(NO_PRESET)), "")
+    assert bool(warning) == bool(result.unrouted)
+    assert report["unverified"] == bool(result.unrouted)
 
 
 @pytest.mark.slow
@@ -143,19 +152,28 @@ def test_markup_never_reaches_the_index(site: str) -> None:
     assert result.problems == [] and result.warnings == [], result.warnings[:3]
 
 
-def test_urls_that_only_code_defined_are_said_to_be_a_guess() -> None:
-    """Without the rule, alanaktion's posts match no preset's rule: Astro is known from
-    package.json, but where it serves content/blog/ was code. The index says so, names what it
-    tried and how to say where the pages are; its data file gets no URL that pretends."""
+def test_urls_that_only_code_defined_are_said_to_be_inferred() -> None:
+    """Without the owner's rule, alanaktion's posts match no preset's rule: Astro is known from
+    package.json, but where it serves content/blog/ was code. Its posts link to each other at
+    their dated URLs, and that rule places every post where the owner's rule does; the index
+    says so, names what it tried, says these URLs are inferred and not verified, and how to
+    give the site's map or a rule. Its data file gets no URL that pretends."""
     root = shared_data("sites", "alanaktion")
     result = load_site(root, "https://blog.phpizza.com")
     assert [p.name for p in result.router.presets] == ["astro"]
     posts = [p.id for p in result.pages if p.source.startswith("content/blog/")]
-    assert len(posts) >= 80 and set(posts) <= set(result.unrouted)
+    assert len(posts) >= 80 and set(posts) <= set(result.unrouted) <= set(result.learned)
     warning = next(line for line in result.route_lines() if line.startswith(NO_PRESET))
-    assert f"{len(result.unrouted)} page(s)" in warning
+    assert warning.startswith(f"{NO_PRESET} {len(result.unrouted)} page(s)")
     assert "astro (package.json depends on astro (no content config))" in warning
-    assert "--route" in warning
+    assert (
+        f"{len(posts)} are at the URLs the site's own links show (content/blog/\\d+/(?P<name>"
+        "[^/]+) => /{page.year}/{page.month}/{page.day}/{page.slug}/ (9 links)): inferred, "
+        "not verified" in warning
+    )
+    assert "--sitemap FILE|URL" in warning and "--route" in warning
+    by_owner = {p.id: p.url for p in ingested("alanaktion").pages}
+    assert {p.id: p.url for p in result.pages} == by_owner
     assert all(p.source != "content/unsplash.json" for p in result.pages)
     assert any(s.startswith("content/unsplash.json: data for") for s in result.skipped)
     assert ingested("alanaktion").unrouted == []  # the owner's rule routes every post

@@ -94,10 +94,20 @@ class IndexSettings(_Strict):
     route: str = "{page_id}"
     routes: list[str] = Field(default_factory=list)
     presets: bool = True
+    # the site's own map: "" looks for a built folder next to the sources, then the live
+    # /sitemap.xml under base_url; a sitemap file, a built folder or a sitemap URL; "none": off
+    sitemap: str = ""
     # heading ids: "auto" (the detected generator's rule), or one of ingest.ids.ANCHOR_STYLES
-    anchors: Literal["auto", "github", "kramdown", "vitepress", "markdown-it-anchor", "none"] = (
-        "auto"
-    )
+    anchors: Literal[
+        "auto",
+        "github",
+        "kramdown",
+        "vitepress",
+        "markdown-it-anchor",
+        "pandoc",
+        "python-markdown",
+        "none",
+    ] = "auto"
     crawl_concurrency: int = Field(4, ge=1, le=32)
     crawl_requests_per_second: float = Field(4.0, gt=0)
     crawl_max_pages: int = Field(2000, ge=1)

@@ -48,6 +48,7 @@ def _index_flags(args: argparse.Namespace) -> dict[str, Any]:
         "index.routes": routes or None,
         "index.presets": False if args.no_presets else None,
         "index.anchors": getattr(args, "anchors", None),
+        "index.sitemap": getattr(args, "sitemap", None),
     }
 
 

@@ -37,10 +37,21 @@ def add_index_parser(sub: Any) -> None:
         "--no-presets", action="store_true", help="do not apply the detected route presets"
     )
     index.add_argument(
+        "--sitemap",
+        metavar="FILE|URL",
+        help="the site's own map, matched page by page for citation URLs: a sitemap.xml file "
+        "or URL, or a built site's folder (default: a built folder next to the sources, else "
+        "the live /sitemap.xml under --base-url; 'none' turns it off)",
+    )
+    index.add_argument(
         "--anchors",
-        choices=["auto", "github", "kramdown", "vitepress", "markdown-it-anchor", "none"],
+        choices=[
+            *("auto", "github", "kramdown", "vitepress", "markdown-it-anchor", "pandoc"),
+            *("python-markdown", "none"),
+        ],
         help="how the site's generator makes heading ids (default auto: the detected "
-        "generator's rule; e.g. vitepress for @mdit-vue's slugify, none for no ids)",
+        "generator's rule; e.g. vitepress for @mdit-vue's slugify, pandoc for Quarto and Hakyll, "
+        "python-markdown for MkDocs and Pelican, none for no ids)",
     )
     index.add_argument(
         "--rebuild", action="store_true", help="re-embed everything (e.g. new embedder)"

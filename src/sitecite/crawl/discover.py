@@ -6,13 +6,14 @@ query string, are pages; fragments are dropped.
 
 from __future__ import annotations
 
-import gzip
-import xml.etree.ElementTree as ElementTree
 from html.parser import HTMLParser
 from urllib.parse import urldefrag, urljoin, urlsplit
 from urllib.robotparser import RobotFileParser
 
-_SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+from sitecite.ingest.sitemap import sitemap_urls as sitemap_entries
+
+__all__ = ["links", "origin", "page_url", "robots", "sitemap_entries"]
+
 _SKIP_SUFFIXES = (
     ".xml",
     ".json",
@@ -61,23 +62,6 @@ def robots(text: str, url: str) -> RobotFileParser:
     parser = RobotFileParser(url)
     parser.parse(text.splitlines())
     return parser
-
-
-def sitemap_entries(body: bytes | str) -> tuple[list[str], list[str]]:
-    """(page URLs, nested sitemap URLs) of a sitemap or sitemap index; gzip is unpacked."""
-    if isinstance(body, bytes) and body[:2] == b"\x1f\x8b":
-        body = gzip.decompress(body)
-    try:
-        root = ElementTree.fromstring(body)
-    except ElementTree.ParseError:
-        return [], []
-    locations = [
-        (element.text or "").strip()
-        for element in root.iter()
-        if element.tag in (f"{_SITEMAP_NS}loc", "loc")
-    ]
-    nested = root.tag in (f"{_SITEMAP_NS}sitemapindex", "sitemapindex")
-    return ([], locations) if nested else (locations, [])
 
 
 class _Links(HTMLParser):

@@ -18,6 +18,7 @@ from sitecite.eval.compare import Comparison, compare_reports, report_from_histo
 from sitecite.eval.history import RunStore, history_path
 from sitecite.eval.html import el, header, interval_text, num, pct, row, standalone
 from sitecite.eval.lab_questions import questions_section
+from sitecite.eval.lab_urls import urls_section, urls_warning
 from sitecite.eval.report import Report
 from sitecite.index.store import read_manifest
 
@@ -44,10 +45,17 @@ def render_lab(
     comparison: Comparison | None = None,
     notes: list[dict[str, Any]] | None = None,
     calibration: dict[str, Any] | None = None,
+    urls: dict[str, Any] | None = None,
 ) -> str:
-    """The page for one run; `history` holds earlier finished runs, oldest first."""
+    """The page for one run; `history` holds earlier finished runs, oldest first; `urls` is
+    the index's record of where its citation URLs came from."""
     body = lab_body(
-        report, history=history, comparison=comparison, notes=notes, calibration=calibration
+        report,
+        history=history,
+        comparison=comparison,
+        notes=notes,
+        calibration=calibration,
+        urls=urls,
     )
     return standalone(f"sitecite evaluation lab · run {report.run.get('id', '?')}", body)
 
@@ -60,13 +68,16 @@ def lab_body(
     notes: list[dict[str, Any]] | None = None,
     calibration: dict[str, Any] | None = None,
     visitors: str = "",
+    urls: dict[str, Any] | None = None,
 ) -> str:
     """The lab of one run as the inside of a page (the server puts its own header around it,
     and its section on `visitors`, placed after the navigation)."""
     run, summary = report.run, report.summary
     notes = notes if notes is not None else report.notes
-    warnings = "".join(el("p", "⚠ " + escape(w), class_="warn") for w in run.get("warnings", []))
+    shown = [*run.get("warnings", []), *filter(None, [urls_warning(urls)])]
+    warnings = "".join(el("p", "⚠ " + escape(w), class_="warn") for w in shown)
     nav = ((("visitors", "Visitors"),) if visitors else ()) + NAV
+    nav += (("urls", "URLs"),) if urls_section(urls) else ()
     parts = [
         el("h1", "Evaluation lab") + el("p", _meta(run), class_="meta") + warnings,
         el(
@@ -78,6 +89,7 @@ def lab_body(
         visitors,
         _notes(notes, run),
         _summary(summary),
+        urls_section(urls),
         _categories(summary),
         _history(history or [], report, notes),
         _flips(comparison),
@@ -440,19 +452,20 @@ def lab_for_run(
     comparison = (
         compare_reports(report_from_history(store, earlier[-1]["id"]), report) if earlier else None
     )
-    calibration = None
+    calibration = urls = None
     if index_dir is not None:
         try:
-            calibration = calibration_from_manifest(
-                read_manifest(Path(index_dir)), report.run.get("embedder")
-            )
+            manifest = read_manifest(Path(index_dir))
         except IndexDirError:
-            calibration = None
+            manifest = {}
+        calibration = calibration_from_manifest(manifest, report.run.get("embedder"))
+        urls = manifest.get("urls")
     context: dict[str, Any] = {
         "history": earlier,
         "comparison": comparison,
         "notes": store.notes(),
         "calibration": calibration,
+        "urls": urls,
     }
     if visitors is not None:
         return lab_body(report, visitors=visitors, **context)

@@ -180,7 +180,7 @@ class LLMGenerator(Generator):
         messages = build_messages(
             context.asked or context.question,
             prompt_sources(context.sections),
-            index.subject or _NO_SUBJECT,
+            index.subject,
             history,
         )
         evidence.rules = " ".join(messages[0]["content"].lower().split())
@@ -297,9 +297,6 @@ class LLMGenerator(Generator):
             timings=dict(run.timings),
             quotes=shown.quotes,
         )
-
-
-_NO_SUBJECT = "the person or organisation this website is about"
 
 
 def _renumber_to_context(text: str, cited: tuple[int, ...]) -> str:

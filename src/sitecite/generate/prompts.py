@@ -30,7 +30,7 @@ REPLY_SHAPE = (
 )
 SYSTEM_PROMPT = """\
 You answer visitors' questions about {subject}, using only the numbered sources quoted from \
-{subject_possessive} website in the user message.
+{website} in the user message.
 
 Rules:
 1. Use only the sources. Do not use anything you know from elsewhere, and do not guess.
@@ -102,14 +102,17 @@ def source_blocks(sources: Sequence[PromptSource]) -> str:
     return "<sources>\n" + "\n".join(blocks) + "\n</sources>"
 
 
+# When ingestion found no owner (ingest/identity.py), the site is all the prompt can name.
+NO_OWNER = ("a website and whoever it is about", "the website")
+
+
 def system_prompt(subject: str) -> str:
-    """The rules, for a site about `subject`."""
+    """The rules, for a site about `subject` ("" when the site does not say whose it is)."""
+    subject = " ".join(subject.split())
     possessive = f"{subject}'" if subject.endswith("s") else f"{subject}'s"
+    about, website = (subject, f"{possessive} website") if subject else NO_OWNER
     return SYSTEM_PROMPT.format(
-        subject=subject,
-        subject_possessive=possessive,
-        not_on_site=NOT_ON_SITE_REPLY,
-        reply_shape=REPLY_SHAPE,
+        subject=about, website=website, not_on_site=NOT_ON_SITE_REPLY, reply_shape=REPLY_SHAPE
     )
 
 

@@ -102,6 +102,7 @@ def build_index(
             "base_url": base_url,
             "route": route,
             "identity": ingested.identity.to_json(),
+            "urls": ingested.url_report(),
         },
     )
 

@@ -8,12 +8,18 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from sitecite.errors import IngestError
+from sitecite.ingest.addresses import (
+    find_site_map,
+    learned_urls,
+    shown_by_templates,
+    url_report,
+)
 from sitecite.ingest.chunk import CHUNKER_VERSION, chunk_page
 from sitecite.ingest.components import data_index
 from sitecite.ingest.data import FACTS_PAGE_ID, NOT_CONTENT
@@ -21,12 +27,13 @@ from sitecite.ingest.identity import Identity, with_config_owner, with_identity
 from sitecite.ingest.ids import page_id, slugify
 from sitecite.ingest.jekyll import JekyllSite
 from sitecite.ingest.layout import config_file
+from sitecite.ingest.matching import MapMatch, match_site_map, with_published_urls
 from sitecite.ingest.pages import (
-    COMPONENT_SUFFIXES,
     DATA_SUFFIXES,
-    HTML_SUFFIXES,
-    MARKDOWN_SUFFIXES,
+    PANDOC_SUFFIXES,
+    READ_SUFFIXES,
     Reading,
+    markup_of,
     parse_source,
 )
 from sitecite.ingest.presets import router_for
@@ -37,7 +44,8 @@ from sitecite.ingest.published import (
     slugless,
 )
 from sitecite.ingest.retention import FileReport, file_report
-from sitecite.ingest.routes import Preset, Router
+from sitecite.ingest.routes import Router
+from sitecite.ingest.sitemap import SiteMap
 from sitecite.ingest.titles import own_titles
 from sitecite.ingest.webpage import is_built_site
 from sitecite.types import Block, Page, Section
@@ -66,7 +74,6 @@ SKIP_DIRS = {
     "out",
     "_site",
 }
-READ_SUFFIXES = MARKDOWN_SUFFIXES | HTML_SUFFIXES | DATA_SUFFIXES | COMPONENT_SUFFIXES
 CODE_DATA = {".js", ".ts", ".mjs"}
 
 
@@ -90,12 +97,25 @@ class IngestResult:
     built_site: bool = False  # a generator's output: pages read by main-content extraction
     identity: Identity = field(default_factory=Identity)
     unrouted: list[str] = field(default_factory=list)  # pages no rule or preset routed
+    map_match: MapMatch | None = None  # the site's own map, matched to the pages
+    map_tried: list[str] = field(default_factory=list)  # where no map was found
+    learned: dict[str, str] = field(default_factory=dict)  # page id -> the rule its links show
+
+    def url_report(self) -> dict[str, object]:
+        """Where each page's URL came from, for the index manifest (`urls`,
+        docs/index-directory.md): unverified when some URLs are a guess (the page id) or were
+        inferred from the site's links, with those pages named."""
+        return url_report(
+            self.pages, self.router, self.map_match, self.unrouted, self.learned, self.built_site
+        )
 
     def route_lines(self) -> list[str]:
-        """What `sitecite index` says about URLs: the rules and presets used, and a warning
-        naming the pages whose URLs are a guess."""
-        warning = self.router.unrouted_warning(self.unrouted)
-        return self.router.describe() + ([warning] if warning else [])
+        """What `sitecite index` says about URLs: the site's map and how many pages it gave a
+        URL, the rules and presets used, and a warning naming the pages whose URLs are a
+        guess."""
+        lines = [self.map_match.describe()] if self.map_match else []
+        warning = self.router.unrouted_warning(self.unrouted, self.map_tried, self.learned)
+        return lines + self.router.describe() + ([warning] if warning else [])
 
 
 def _walk(root: Path, suffixes: set[str]) -> list[Path]:
@@ -173,13 +193,19 @@ def load_site(
     routes: Sequence[str] = (),
     presets: bool = True,
     anchors: str = "auto",
+    site_map: SiteMap | None = None,
+    find_map: bool = True,
+    live_map: Callable[[], tuple[SiteMap | None, str]] | None = None,
     progress: Progress | None = None,
 ) -> IngestResult:
     """Ingest every content file under root; collect problems instead of stopping.
 
-    URLs follow `routes`, then the presets detected in root (unless `presets` is False), then
-    `route`; headings' anchors follow `anchors` ("auto": the preset's rule). Every Markdown and
-    HTML file gets a FileReport of the prose it kept."""
+    URLs come from the site's own map when there is one (`site_map`; else, when `find_map`, a
+    built output folder next to the sources, then what `live_map` fetches): each page matched
+    in it takes its published URL.
+    Other pages follow `routes`, then the presets detected in root (unless `presets` is
+    False), then `route`; headings' anchors follow `anchors` ("auto": the preset's rule). Every
+    Markdown and HTML file gets a FileReport of the prose it kept."""
     root = Path(root)
     if not root.is_dir():
         raise IngestError("content directory not found", str(root))
@@ -187,7 +213,12 @@ def load_site(
     built = is_built_site(root, files)
     router = router_for(base_url, routes, route, root, presets and not built, anchors)
     router.searched = presets and not built
-    result = IngestResult(router=router, built_site=built)
+    site_map, tried, output = find_site_map(
+        root, router, site_map, find_map and not built, live_map
+    )
+    if output is not None:  # a generator's output next to the sources is not content
+        files = [f for f in files if output not in f.parents]
+    result = IngestResult(router=router, built_site=built, map_tried=tried)
     reading = _reading(root, router, built)
     if progress is not None:
         progress.start(f"reading {len(files)} files", len(files))
@@ -206,6 +237,11 @@ def load_site(
             progress.advance(1)
     result.warnings = list(reading.warnings)
     kept = own_titles(_published(pages, result, reading, sources))
+    if site_map:
+        result.map_match = match_site_map(kept, site_map, router)
+        kept = with_published_urls(kept, result.map_match, router.base_url)
+    if router.searched:
+        kept, result.learned = learned_urls(kept, result.map_match, router, sources)
     result.pages, result.identity = with_identity(_merge_facts(kept))
     result.identity = with_config_owner(result.identity, None if built else root)
     for page in result.pages:
@@ -214,10 +250,13 @@ def load_site(
         result.files = retention_reports(result.pages, result.sections, sources)
     result.warnings += [w for r in result.files if (w := r.warning()) is not None]
     if router.searched:
+        mapped = result.map_match.matched if result.map_match else {}
         result.unrouted = [
             p.id
             for p in result.pages
-            if p.kind != "facts" and not router.routed_by(p.id, p.metadata, p.source)
+            if p.kind != "facts"
+            and p.id not in mapped
+            and not router.routed_by(p.id, p.metadata, p.source)
         ]
     return result
 
@@ -230,8 +269,11 @@ def _published(
     seen: dict[str, str] = {}
     kept = []
     gatsby = slugless(pages, reading.router.presets)
+    rendered = _rendered(pages)
     for page in pages:
-        reason = _reason(page, reading, sources.get(page.source, ""), gatsby)
+        reason = rendered.get(page.source) or _reason(
+            page, reading, sources.get(page.source, ""), gatsby
+        )
         if reason:
             result.skipped.append(f"{page.source}: {reason}")
         elif page.id != FACTS_PAGE_ID and page.id in seen:
@@ -243,12 +285,27 @@ def _published(
     return kept
 
 
+def _rendered(pages: list[Page]) -> dict[str, str]:
+    """Files rendered from an R Markdown or Quarto source beside them (blogdown's `post.html`
+    or `post.markdown` from `post.Rmd`), each with the reason it is left out."""
+    sources = {p.id: p.source for p in pages if Path(p.source).suffix.lower() in PANDOC_SUFFIXES}
+    return {
+        p.source: f"rendered from {sources[p.id]}"
+        for p in pages
+        if p.id in sources
+        and p.source != sources[p.id]
+        and Path(p.source).suffix.lower() not in PANDOC_SUFFIXES
+    }
+
+
 def _reason(page: Page, reading: Reading, raw: str, gatsby: dict[str, str]) -> str:
     """Why the page is not one the site publishes ("" when it is)."""
     if page.source in reading.used:
         return f"data shown by {reading.used[page.source]}: read into that page"
     if page.kind == "page" and (reason := front_matter_reason(page.metadata)):
         return reason
+    if reading.router.front_of(page.metadata, page.source).get("eleventy_no_page"):
+        return "permalink: false (Eleventy writes no page for it)"
     has_front = page.source in reading.fronted
     for preset in reading.router.presets:
         reason = generator_reason(page.source, preset, has_front, reading.jekyll)
@@ -256,23 +313,14 @@ def _reason(page: Page, reading: Reading, raw: str, gatsby: dict[str, str]) -> s
             return reason
     if page.source in gatsby:
         return gatsby[page.source]
-    if page.kind == "data" and (generator := _shown_by_templates(page, reading.router)):
+    if page.kind == "data" and (generator := shown_by_templates(page, reading.router)):
         return (
             f"data for {generator.name}'s templates or components: the generator publishes no "
             "page of its own for it (a --route rule gives it one)"
         )
+    if reading.quarto_for(page.source) and any(p.startswith("_") for p in page.source.split("/")):
+        return "a Quarto partial (Quarto renders no file whose name starts with _)"
     return placeholder_reason(page, raw) if page.kind == "page" else ""
-
-
-def _shown_by_templates(page: Page, router: Router) -> Preset | None:
-    """The detected generator, when a data file (a list of records) is one it only shows
-    through templates or components: no generator publishes a JSON or YAML file as a page,
-    so without an owner's rule it has no URL of its own. A hand-written site has no
-    templates: its data files stay pages, at their paths."""
-    generators = [p for p in router.presets if p.name != "static-html"]
-    if not generators or router.routed_by(page.id, {}, page.source) == "rule":
-        return None
-    return generators[0]
 
 
 def retention_reports(
@@ -284,17 +332,8 @@ def retention_reports(
         indexed[str(section.metadata.get("source"))] += [section.heading, section.text]
     reports = []
     for page in pages:
-        markup = _markup(page.source)
+        markup = markup_of(page.source, page.metadata)
         if markup and page.source in sources:
             texts = [page.title, *indexed[page.source]]
             reports.append(file_report(page.source, sources[page.source], markup, texts))
     return reports
-
-
-def _markup(relative: str) -> str:
-    suffix = Path(relative).suffix.lower()
-    if suffix in HTML_SUFFIXES:
-        return "html"
-    if suffix in COMPONENT_SUFFIXES:
-        return suffix[1:]
-    return {".mdx": "mdx", ".md": "markdown", ".markdown": "markdown"}.get(suffix, "")

@@ -50,6 +50,7 @@ def astro_preset(base: Path, prefix: str) -> Preset | None:
         rules_under(prefix, *texts),
         slug="path",
         base_url=js_value(config, "site"),
+        trailing_slash=bool(slash),
     )
 
 

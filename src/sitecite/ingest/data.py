@@ -35,6 +35,16 @@ NOT_CONTENT = {
     "config.yaml",
     "config.yml",
     "sidebars.json",
+    # Quarto's project options, folder metadata and variables (ingest/quarto.py reads them
+    # into the pages they apply to), MkDocs' configuration
+    "_quarto.yml",
+    "_quarto.yaml",
+    "_metadata.yml",
+    "_metadata.yaml",
+    "_variables.yml",
+    "_variables.yaml",
+    "mkdocs.yml",
+    "mkdocs.yaml",
 }
 _ITEM_TITLE_KEYS = ("title", "name", "heading", "label")
 

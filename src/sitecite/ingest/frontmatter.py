@@ -1,7 +1,8 @@
-"""Front matter (YAML between `---` lines, TOML between `+++` lines), read so a bad one never
-loses the page: every problem is a warning naming the file and line, and what can be read is
-kept. A date the generator accepts but Python's calendar does not (`date: 2021-02-29`) is
-dropped with a warning; broken YAML keeps the keys whose own lines still parse.
+"""Front matter (YAML between `---` lines, TOML between `+++` lines, or Pelican's and
+MultiMarkdown's `Key: value` header lines), read so a bad one never loses the page: every
+problem is a warning naming the file and line, and what can be read is kept. A date the
+generator accepts but Python's calendar does not (`date: 2021-02-29`) is dropped with a
+warning; broken YAML keeps the keys whose own lines still parse.
 """
 
 from __future__ import annotations
@@ -89,14 +90,15 @@ def yaml_problem(exc: yaml.YAMLError, first_line: int) -> tuple[str, int]:
     return str(problem), line
 
 
-def split_frontmatter(source: str, path: str, warn: Warn) -> FrontMatter:
-    """The front matter of a file that opens with `---` (YAML) or `+++` (TOML), else none.
+def split_frontmatter(source: str, path: str, warn: Warn, headers: bool = False) -> FrontMatter:
+    """The front matter of a file that opens with `---` (YAML) or `+++` (TOML), else (with
+    `headers`, for Markdown) its metadata header, else none.
 
     Never raises: an unclosed block is read as body, a broken one keeps what its lines say."""
     lines = source.split("\n")
     opener = lines[0].strip() if lines else ""
     if opener not in ("---", "+++"):
-        return FrontMatter({}, source, 0)
+        return (metadata_header(lines) if headers else None) or FrontMatter({}, source, 0)
     end = _YAML_END if opener == "---" else _TOML_END
     close = next((i for i in range(1, len(lines)) if end.match(lines[i])), None)
     if close is None:
@@ -107,6 +109,45 @@ def split_frontmatter(source: str, path: str, warn: Warn) -> FrontMatter:
     reader = _read_yaml if opener == "---" else _read_toml
     data = reader(raw, path, warn) if raw.strip() else {}
     return FrontMatter(data, "\n".join(lines[close + 1 :]), close + 1)
+
+
+# Python-Markdown's meta extension (Pelican, MultiMarkdown): `Key: value` lines up to the first
+# blank line, a value continued on indented lines. Read only when the first key is one such
+# generators document, so a page that opens with "Note: ..." stays prose.
+HEADER_KEYS = frozenset(
+    "title date modified tags category slug author authors summary lang translation status "
+    "template save_as url series subtitle".split()
+)
+LIST_KEYS = ("tags", "authors", "keywords")  # Pelican splits these on commas
+_HEADER_LINE = re.compile(r"^([A-Za-z][\w-]*):[ \t]*(.*)$")
+
+
+def metadata_header(lines: list[str]) -> FrontMatter | None:
+    """The `Key: value` header of a Markdown file, or None when it has none."""
+    first = _HEADER_LINE.match(lines[0]) if lines else None
+    if first is None or first.group(1).lower() not in HEADER_KEYS:
+        return None
+    data: dict[str, Any] = {}
+    key = ""
+    end = len(lines)
+    for number, line in enumerate(lines):
+        if not line.strip():
+            end = number
+            break
+        found = _HEADER_LINE.match(line)
+        if found:
+            key = found.group(1).lower()
+            data[key] = found.group(2).strip()
+        elif line[:1] in (" ", "\t") and key:
+            data[key] = f"{data[key]} {line.strip()}".strip()
+        else:
+            return None  # prose, not a header
+    if len(data) < 2 and "title" not in data:
+        return None
+    for name in LIST_KEYS:
+        if isinstance(data.get(name), str):
+            data[name] = [v.strip() for v in data[name].split(",") if v.strip()]
+    return FrontMatter(data, "\n".join(lines[end:]), end)
 
 
 def _read_yaml(raw: str, path: str, warn: Warn) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sitecite.ingest.authorship import COPYRIGHT, configured_owner, person
 from sitecite.ingest.data import FACTS_PAGE_ID, humanise, render_value
 from sitecite.ingest.kinds import FACT
 from sitecite.types import PROFILE_SUFFIX, Block, Page
@@ -43,24 +44,24 @@ PERSON_KEYS = (
 PROFILE_HEADING = "Profile"
 WRITES_THE_SITE = "writes this site"  # the fact that says who the site's owner is
 CONTACT_KEYS = ("email", "twitter", "github", "linkedin", "mastodon", "website")
-# "© 2021 Noor Haddad", "Copyright (c) 2020 Alan Hardman": the name is capitalised (only the
-# word "copyright" may be in any case: "copyright works against them" names no one)
-_COPYRIGHT = re.compile(
-    r"(?:©|\((?i:c)\)|\b(?i:copyright)\b)\s*(?:\(?(?i:c)\)\s*)?"
-    r"(?:\d{4}(?:\s*[-–]\s*\d{4})?,?\s*)?"
-    r"([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){1,2})"
-)
+
+
+HANDLE = "an author handle in front matter"
+COPYRIGHT_LINE = "a copyright line"
+WEAK = (HANDLE, COPYRIGHT_LINE)  # evidence a configuration's author outranks
 
 
 @dataclass(frozen=True)
 class Identity:
-    """The site owner's full name ("" when the site does not say) and every name it goes by."""
+    """The site owner's full name ("" when the site does not say), every name it goes by,
+    and where the owner was found ("front matter authors", "pelicanconf.py AUTHOR")."""
 
     owner: str = ""
     names: tuple[str, ...] = ()
+    found_in: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"owner": self.owner, "names": list(self.names)}
+        return {"owner": self.owner, "names": list(self.names), "found_in": self.found_in}
 
 
 def is_author_page(page: Page) -> bool:
@@ -75,44 +76,63 @@ def with_identity(pages: Sequence[Page]) -> tuple[list[Page], Identity]:
     """The pages with each author page titled by its person and given a Profile of facts, and
     the site's identity."""
     authors = {page.id.rsplit("/", 1)[-1]: page for page in pages if is_author_page(page)}
-    owner = _owner(pages, authors)
+    owner, found_in = _owner(pages, authors)
     updated = [
         _with_profile(page, owner) if page.id.rsplit("/", 1)[-1] in authors else page
         for page in pages
     ]
     names = tuple(dict.fromkeys([owner, *(str(p.metadata["name"]) for p in authors.values())]))
-    return updated, Identity(owner, tuple(n for n in names if n))
+    return updated, Identity(owner, tuple(n for n in names if n), found_in)
 
 
-def _owner(pages: Sequence[Page], authors: dict[str, Page]) -> str:
-    """The most frequent author of the pages; else the only author page's person; else the
-    profile's name; else the name in a copyright line."""
+def _owner(pages: Sequence[Page], authors: dict[str, Page]) -> tuple[str, str]:
+    """(the owner, where found): the most frequent author of the pages; else the only author
+    page's person; else the profile's name; else the name in a copyright line. An author that
+    is a handle ("oleg_nenashev") is the owner only when nothing else names one."""
     counts: Counter[str] = Counter()
     for page in pages:
         for key in AUTHOR_KEYS:
             for author in _as_list(page.metadata.get(key)):
-                person = authors.get(author)
-                counts[str(person.metadata["name"]) if person else author] += 1
-    if counts:
-        return counts.most_common(1)[0][0]
+                found = authors.get(author)
+                counts[str(found.metadata["name"]) if found else author] += 1
+    named = [(name, n) for name, n in counts.most_common() if not _is_handle(name)]
+    if named:
+        return named[0][0], "front matter authors"
     if len(authors) == 1:
-        return str(next(iter(authors.values())).metadata["name"])
+        return str(next(iter(authors.values())).metadata["name"]), "an author page"
     facts = next((p for p in pages if p.id == FACTS_PAGE_ID), None)
     if facts is not None and facts.title.endswith(PROFILE_SUFFIX):
-        return facts.title.removesuffix(PROFILE_SUFFIX)
+        return facts.title.removesuffix(PROFILE_SUFFIX), "the profile data"
     for page in pages:
         for block in page.blocks:
-            match = _COPYRIGHT.search(block.text)
+            match = COPYRIGHT.search(block.text)
             if match:
-                return match.group(1)
-    return ""
+                return match.group(1), COPYRIGHT_LINE
+    if counts:
+        return counts.most_common(1)[0][0], HANDLE
+    return "", ""
+
+
+def _is_handle(name: str) -> bool:
+    """A user name rather than a person's name: "oleg_nenashev", "@jdoe", "default"."""
+    return bool(re.fullmatch(r"@?[\w.-]+", name)) and (name.islower() or "_" in name or "@" in name)
 
 
 def _as_list(value: Any) -> list[str]:
+    """Authors as names: a string (several joined by commas or "and"), a list of them, or
+    Quarto's records (`- name: Andrew Heiss`)."""
     if isinstance(value, str):
-        return [value.strip()] if value.strip() else []
+        parts = re.split(r"\s*(?:,|&|\band\b)\s*", value) if value.count(",") < 3 else [value]
+        return [p.strip() for p in parts if p.strip()]
+    if isinstance(value, dict):
+        return _as_list(person(value))
     if isinstance(value, list):
-        return [str(v).strip() for v in value if isinstance(v, str | int) and str(v).strip()]
+        return [
+            name
+            for v in value
+            if isinstance(v, str | int | dict)
+            for name in _as_list(v if not isinstance(v, int) else str(v))
+        ]
     return []
 
 
@@ -142,48 +162,15 @@ def _is_short(value: Any) -> bool:
     return not isinstance(value, list) and len(render_value(value).split()) <= 4
 
 
-# Where site generators' configurations name the site's author: Jekyll and Hugo (`author`, or
-# `author.name`, `params.author`), Gatsby's and others' JavaScript (`author: {name: '...'}`).
-CONFIG_FILES = ("_config.yml", "_config.yaml", "config.toml", "hugo.toml", "config.yaml")
-JS_CONFIG_FILES = ("gatsby-config.js", "gatsby-config.ts", "docusaurus.config.js")
-_JS_AUTHOR = re.compile(
-    r"\bauthor\s*:\s*(?:\{[^{}]*?\bname\s*:\s*)?[\"'`]([^\"'`]{3,60})[\"'`]", re.DOTALL
-)
-
-
-def config_owner(root: Path) -> str:
-    """The author a site generator's configuration names in `root` (or a first-level
-    folder such as `website/`), "" when none does: the owner of a site whose pages never
-    say who wrote them."""
-    from sitecite.ingest.layout import config_file, read
-
-    folders = [root, *(p for p in sorted(root.iterdir()) if p.is_dir())] if root.is_dir() else []
-    for folder in folders:
-        for name in CONFIG_FILES:
-            data = config_file(folder / name) if (folder / name).is_file() else {}
-            params = data.get("params")
-            for value in (
-                data.get("author"),
-                params.get("author") if isinstance(params, dict) else None,
-            ):
-                person = value.get("name") if isinstance(value, dict) else value
-                if isinstance(person, str) and _looks_like_a_name(person):
-                    return person.strip()
-        for name in JS_CONFIG_FILES:
-            match = _JS_AUTHOR.search(read(folder / name)) if (folder / name).is_file() else None
-            if match and _looks_like_a_name(match.group(1)):
-                return match.group(1).strip()
-    return ""
-
-
-def _looks_like_a_name(text: str) -> bool:
-    """Two or three capitalised words: "Andrey Petrov", not "me" or a URL."""
-    return bool(re.fullmatch(r"[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){1,2}", text.strip()))
-
-
 def with_config_owner(identity: Identity, root: Path | None) -> Identity:
-    """The identity, with the configuration's author when the pages name no owner."""
-    if identity.owner or root is None:
+    """The identity with what the generator's configuration says (ingest/authorship.py): its
+    author when the pages name no person (a handle such as "oleg_nenashev" becomes one of the
+    owner's names), else its copyright line or byline when the pages have none either."""
+    if root is None or (identity.owner and identity.found_in not in WEAK):
         return identity
-    owner = config_owner(root)
-    return Identity(owner, (owner,)) if owner else identity
+    strong, weak = configured_owner(root)
+    chosen = strong or (None if identity.owner and identity.found_in != HANDLE else weak)
+    if chosen is None:
+        return identity
+    names = tuple(dict.fromkeys([chosen.name, *identity.names]))
+    return Identity(chosen.name, names, chosen.where)

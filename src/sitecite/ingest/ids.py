@@ -35,10 +35,12 @@ def slugify(heading: str) -> str:
 
 
 class Slugger:
-    """Assigns unique slugs within one page, as GitHub does: repeats get -1, -2, ..."""
+    """Assigns unique slugs within one page, as GitHub does: repeats get -1, -2, ... (`joiner`
+    "_": Python-Markdown's _1, _2)."""
 
-    def __init__(self) -> None:
+    def __init__(self, joiner: str = "-") -> None:
         self._seen: dict[str, int] = {}
+        self.joiner = joiner
 
     def slug(self, heading: str) -> str:
         return self.unique(slugify(heading))
@@ -48,7 +50,7 @@ class Slugger:
         result = original
         while result in self._seen:
             self._seen[original] += 1
-            result = f"{original}-{self._seen[original]}"
+            result = f"{original}{self.joiner}{self._seen[original]}"
         self._seen[result] = 0
         return result
 
@@ -68,7 +70,10 @@ def section_url(page_address: str, slug: str) -> str:
 
 
 _EXPLICIT_ID = re.compile(r"\s*\{#([\w.:-]+)\}\s*$")
-ANCHOR_STYLES = ("auto", "github", "kramdown", "vitepress", "markdown-it-anchor", "none")
+ANCHOR_STYLES = (
+    *("auto", "github", "kramdown", "vitepress", "markdown-it-anchor", "pandoc"),
+    *("python-markdown", "none"),
+)
 _VITEPRESS_SPECIAL = re.compile(r"[\s~`!@#$%^&*()\-_+=\[\]{}|\\;:\"'“”‘’–—<>,.?/]+")
 
 
@@ -97,7 +102,28 @@ def markdown_it_anchor_slug(heading: str) -> str:
     return quote(re.sub(r"\s+", "-", heading.strip().lower()), safe="-_.!~*'()")
 
 
+def pandoc_slug(heading: str) -> str:
+    """Pandoc's auto_identifiers (Quarto, R Markdown, Hakyll): letters, digits, '_', '-' and
+    '.' kept, spaces to '-', lower-case, everything before the first letter dropped; empty
+    becomes "section". Pandoc numbers repeats -1, -2 as GitHub does."""
+    kept = "".join(c for c in heading.lower() if c in "_-. " or unicodedata.category(c)[0] in "LN")
+    text = re.sub(r"\s+", "-", kept.strip())
+    first = next((i for i, c in enumerate(text) if c.isalpha()), len(text))
+    return text[first:] or "section"
+
+
+def python_markdown_slug(heading: str) -> str:
+    """Python-Markdown's toc slugify (MkDocs, Pelican): accents to ASCII, other non-ASCII
+    dropped, characters other than letters, digits, '_', '-' and spaces dropped, lower-case,
+    runs of spaces and '-' to one '-'. Repeats get _1, _2."""
+    text = unicodedata.normalize("NFKD", heading).encode("ascii", "ignore").decode("ascii")
+    text = re.sub(r"[^\w\s-]", "", text).strip().lower()
+    return re.sub(r"[-\s]+", "-", text)
+
+
 SLUGIFIERS = {
+    "python-markdown": python_markdown_slug,
+    "pandoc": pandoc_slug,
     "kramdown": kramdown_slug,
     "vitepress": vitepress_slug,
     "markdown-it-anchor": markdown_it_anchor_slug,
@@ -111,10 +137,10 @@ def heading_anchors(blocks: Sequence[Block], first_h1: str, style: str) -> list[
     heading text; otherwise GitHub-style slugs (rehype-slug, Hugo, Astro, Docusaurus) need no
     anchor of their own, and another generator's rule (kramdown for Jekyll, @mdit-vue for
     VitePress, markdown-it-anchor's default) numbers repeats as GitHub does."""
-    seen = Slugger()
+    seen = Slugger("_" if style == "python-markdown" else "-")
     slugify_with = SLUGIFIERS.get(style)
-    if slugify_with is not None and first_h1 and style == "kramdown":
-        seen.reserve(slugify_with(first_h1))
+    if slugify_with is not None and first_h1 and style in ("kramdown", "python-markdown"):
+        seen.reserve(slugify_with(first_h1))  # the page's h1 has its id too
     out = []
     for block in blocks:
         explicit = _EXPLICIT_ID.search(block.heading) if block.level else None

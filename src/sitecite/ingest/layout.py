@@ -46,11 +46,31 @@ def rules_under(prefix: str, *texts: str) -> tuple[Rule, ...]:
     return tuple(rules)
 
 
+class _ConfigLoader(yaml.SafeLoader):
+    """YAML with application tags (MkDocs' `!ENV [NAME, default]`, `!!python/name:...`) read
+    as their plain value: a configuration file is data even where it names code."""
+
+
+def _untagged(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> object:
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node)
+    if isinstance(node, yaml.MappingNode):
+        return loader.construct_mapping(node)
+    return loader.construct_scalar(node)  # type: ignore[arg-type]
+
+
+_ConfigLoader.add_multi_constructor("!", _untagged)
+_ConfigLoader.add_multi_constructor("tag:yaml.org,2002:python/", _untagged)
+
+
 def config_file(path: Path) -> dict[str, object]:
     """A TOML, YAML or JSON configuration file as a mapping ({} if unreadable)."""
     text = read(path)
     try:
-        data = tomllib.loads(text) if path.suffix == ".toml" else yaml.safe_load(text)
+        if path.suffix == ".toml":
+            data = tomllib.loads(text)
+        else:
+            data = yaml.load(text, Loader=_ConfigLoader)  # noqa: S506 - a safe loader
     except (tomllib.TOMLDecodeError, yaml.YAMLError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -9,7 +9,8 @@ shell block, or one without a language, of at most COMMAND_LINES short lines):
 is kept as a sentence of kind code. A footnote (`[^label]` with its
 definition, or inline `^[...]`) is taken out of the sentence that refers to it
 and follows that sentence's paragraph as a paragraph of its own, in the same
-section.
+section. A Pandoc raw block (```` ```{=html} ````) is what the page shows when it is HTML, and
+nothing when it is for another format (LaTeX).
 """
 
 from __future__ import annotations
@@ -73,6 +74,9 @@ _NOTES_AFTER = (
     *("paragraph_close", "bullet_list_close", "ordered_list_close"),
     *("table_close", "blockquote_close"),
 )
+_LINKED = re.compile(r"\[([^\[\]]+)\]\((?:https?:|mailto:|/|\.|#)[^()\s]*\)")
+_HEADING_ID = re.compile(r"\s*\{#[\w.:-]+\}\s*$")  # read as the anchor by ingest/ids.py
+_RAW = re.compile(r"^\{=(\w+)\}$")  # a Pandoc raw block: ```{=html}, ```{=latex}
 LINK_SHARE = 0.6  # a line whose letters are mostly link text is a link title, not prose
 TITLE_WORDS = 6  # a linked list item this long is another page's title, not a thing's name
 
@@ -239,7 +243,8 @@ def _inline_text(
         elif kind in ("text", "code_inline", "image"):
             text = child.content
             if kind == "image":
-                text = "".join(c.content for c in child.children or []) or child.content
+                parts = [c.content for c in child.children or [] if c.type != "html_inline"]
+                text = "".join(parts) if child.children else child.content  # alt: no HTML
                 text = f" {text.strip()} " if text.strip() else ""
             count = sum(ch.isalnum() for ch in text)
             letters.total += count
@@ -279,12 +284,16 @@ def markdown_blocks(
             in_heading = None
         elif kind == "inline":
             builder.add(*_inline_text(token, notes=builder.pending))
+        elif kind == "fence" and (raw := _RAW.match(token.info.strip())):
+            if raw.group(1).lower() == "html":  # Pandoc's raw HTML: shown, as HTML
+                for line in html_fragment_text(token.content).splitlines():
+                    builder.add(line)
         elif kind in ("fence", "code_block"):
             builder.code_blocks += 1
             for line in commands(token.info, token.content):
                 builder.add(line, CODE)
-        elif kind == "html_block":
-            for line in html_fragment_text(token.content).splitlines():
+        elif kind == "html_block":  # Markdown links inside are rendered by Pandoc, kramdown
+            for line in _LINKED.sub(r"\1", html_fragment_text(token.content)).splitlines():
                 builder.add(line, CAPTION if BYLINE.match(line) else PROSE)
         else:
             _close(builder, token)
@@ -373,6 +382,7 @@ def _structure(builder: _Builder, token: Token) -> None:
     elif kind in ("th_open", "td_open") and builder.row is not None:
         builder.row.append("")  # one cell per column, even when the cell is empty
     elif kind == "table_close" and builder.table is not None:
-        for sentence in table_sentences(builder.table, builder.heading or builder.title):
+        context = _HEADING_ID.sub("", builder.heading) or builder.title
+        for sentence in table_sentences(builder.table, context):
             builder.part(sentence, ROW)
         builder.table = None

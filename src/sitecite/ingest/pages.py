@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from sitecite.errors import IngestError
+from sitecite.ingest.asciidoc import read_asciidoc
 from sitecite.ingest.components import render_component_page
 from sitecite.ingest.data import (
     FACTS_PAGE_ID,
@@ -28,36 +29,40 @@ from sitecite.ingest.frontmatter import split_frontmatter
 from sitecite.ingest.html import parse_html
 from sitecite.ingest.ids import heading_anchors, page_id
 from sitecite.ingest.jekyll import JekyllSite
-from sitecite.ingest.jsx import MARKUP_PROPS
 from sitecite.ingest.kinds import FACT
 from sitecite.ingest.markdown import markdown_blocks
 from sitecite.ingest.mdx import convert_mdx
+from sitecite.ingest.quarto import (
+    PANDOC_SUFFIXES,
+    QuartoProject,
+    find_project,
+    pandoc_document,
+    place_listings,
+)
+from sitecite.ingest.records import plain, record_sentence
 from sitecite.ingest.routes import Router, join_url
+from sitecite.ingest.rst import rst_page
 from sitecite.ingest.templates import strip_templates
 from sitecite.ingest.webpage import built_path, webpage
 from sitecite.types import Block, Page
 
 MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdx"}
+# Pandoc Markdown: Quarto and R Markdown (a Quarto project's .md pages are read the same way)
 HTML_SUFFIXES = {".html", ".htm"}
 COMPONENT_SUFFIXES = {".astro", ".vue"}
 DATA_SUFFIXES = {".json", ".yaml", ".yml"}
+RST_SUFFIXES = {".rst"}
+ASCIIDOC_SUFFIXES = {".adoc", ".asciidoc"}
+# What a page's title block shows under its title (Quarto: a subtitle, an abstract).
+SUMMARY_KEYS = ("summary", "description", "subtitle", "abstract")
+READ_SUFFIXES = (
+    MARKDOWN_SUFFIXES | PANDOC_SUFFIXES | RST_SUFFIXES | ASCIIDOC_SUFFIXES | HTML_SUFFIXES
+) | (DATA_SUFFIXES | COMPONENT_SUFFIXES)
 # Front-matter keys whose records are the page's machinery, never its prose.
 MACHINERY_KEYS = frozenset(
     "images image resources aliases redirect_from redirect_to menu menus cascade outputs seo "
-    "sitemap build params headers scripts styles css js links sidebar toc".split()
-)
-RECORD_LEADS = (
-    "title",
-    "name",
-    "school",
-    "employer",
-    "company",
-    "organization",
-    "event",
-    "degree",
-    "role",
-    "position",
-    "authority",
+    "sitemap build params headers scripts styles css js links sidebar toc listing listings "
+    "format execute filters crossref citation".split()
 )
 
 
@@ -74,9 +79,17 @@ class Reading:
     data_files: dict[str, Path] = field(default_factory=dict)
     used: dict[str, str] = field(default_factory=dict)  # data file -> the page that shows it
     fronted: set[str] = field(default_factory=set)  # files that have front matter
+    _quarto: list[QuartoProject | None] = field(default_factory=list)  # found once, lazily
 
     def warn(self, problem: IngestError) -> None:
         self.warnings.append(problem)
+
+    def quarto_for(self, relative: str) -> QuartoProject | None:
+        """The Quarto project the file belongs to, if the site is one (`_quarto.yml`)."""
+        if not self._quarto:
+            self._quarto.append(find_project(self.root, self.warn) if self.root else None)
+        project = self._quarto[0]
+        return project if project is not None and project.covers(relative) else None
 
     def liquid_for(self, relative: str) -> JekyllSite | None:
         folder = self.jekyll_folder
@@ -98,8 +111,10 @@ def parse_source(
     router = reading.router
     suffix = PurePosixPath(relative).suffix.lower()
     pid = page_id(relative)
-    if suffix in MARKDOWN_SUFFIXES:
-        return [_markdown_page(source, relative, pid, reading, mdx=suffix == ".mdx")]
+    if suffix in MARKDOWN_SUFFIXES | PANDOC_SUFFIXES | ASCIIDOC_SUFFIXES:
+        return [_markdown_page(source, relative, pid, reading, suffix)]
+    if suffix in RST_SUFFIXES:
+        return [rst_page(source, relative, pid, reading.router, reading.warn)]
     if suffix in HTML_SUFFIXES and reading.built:
         page = webpage(source, relative, pid, join_url(router.base_url, built_path(relative)))
         return [page] if page.blocks else []
@@ -120,41 +135,61 @@ def parse_source(
     )
 
 
-def _markdown_page(source: str, relative: str, pid: str, reading: Reading, mdx: bool) -> Page:
-    matter = split_frontmatter(source, relative, reading.warn)
-    front, body = matter.data, matter.body
+def _markdown_page(source: str, relative: str, pid: str, reading: Reading, suffix: str) -> Page:
+    headers = suffix in (".md", ".markdown")  # Pelican's `Title: ...` lines
+    matter = split_frontmatter(source, relative, reading.warn, headers)
+    front, body, mdx = matter.data, matter.body, suffix == ".mdx"
     if matter.offset:
         reading.fronted.add(relative)
     exported: dict[str, str] = {}
-    liquid = reading.liquid_for(relative)
+    markdown = suffix in (".md", ".markdown") or suffix in PANDOC_SUFFIXES
+    project = reading.quarto_for(relative) if markdown else None
+    pandoc = suffix in PANDOC_SUFFIXES or project is not None
+    liquid = reading.liquid_for(relative) if not pandoc else None
     rendered = liquid is not None and ("{%" in body or "{{" in body)
     if liquid is not None:
         body = liquid.render(body, front, relative, reading.warn)
+    code_blocks, listings = 0, {}
+    if suffix in ASCIIDOC_SUFFIXES:
+        adoc = read_asciidoc(body)
+        front, body = {**adoc.metadata, **front}, adoc.markdown
+    elif pandoc:
+        front = project.metadata(relative, front) if project else front
+        document = pandoc_document(body, front, relative, project, reading.root, reading.warn)
+        reading.used.update(dict.fromkeys(document.shown, relative))
+        body, code_blocks, listings = document.markdown, document.code_blocks, document.listings
     if mdx:
-        document = convert_mdx(
+        converted = convert_mdx(
             strip_templates(body, mdx=True), relative, reading.warn, _resolver(reading, relative)
         )
-        body, exported = document.markdown, document.metadata
+        body, exported = converted.markdown, converted.metadata
     else:
         body = strip_templates(body)
     blocks, extra = markdown_blocks(body, str(front.get("title", "")), matter.offset, mdx=mdx)
-    blocks = heading_anchors(blocks, str(extra["first_h1"]), reading.router.anchor_style)
+    blocks = place_listings(blocks, listings) if listings else blocks
+    extra["code_blocks"] = int(extra["code_blocks"]) + code_blocks
+    style = reading.router.anchor_style
+    style = "pandoc" if pandoc and reading.router.anchors == "auto" else style
+    blocks = heading_anchors(blocks, str(extra["first_h1"]), style)
     shown = source if rendered else body
-    blocks += record_blocks(front, shown, matter.offset)
+    blocks += record_blocks(matter.data, shown, matter.offset)  # the page's own records
     # Front matter, then the page's h1, then `export const metadata` (what <title> shows).
     named = front.get("title") or extra["first_h1"] or exported.get("title") or front.get("name")
     headings = [b.heading for b in blocks if b.level]
     title = " ".join(str(named or (headings[0] if headings else "") or title_from(pid)).split())
     described = {**exported, **front}  # exported metadata fills in, never overrides
-    summary = described.get("summary") or described.get("description") or ""
+    keys = SUMMARY_KEYS if pandoc else SUMMARY_KEYS[:2]
+    summary = next((described[k] for k in keys if described.get(k)), "")
     metadata = {
         **described,
         "title": title,
-        "summary": summary if isinstance(summary, str) else render_value(summary),
+        "summary": plain(summary) if isinstance(summary, str) else render_value(summary),
         "first_h1": extra["first_h1"],
         "code_blocks": extra["code_blocks"],
     }
-    if reading.router.anchor_style == "none":
+    if pandoc:
+        metadata["markup"] = "pandoc"
+    if style == "none":
         metadata["heading_ids"] = "none"
     url = reading.router.url(pid, described, relative)
     return Page(pid, relative, title, url, tuple(blocks), "page", metadata)
@@ -220,7 +255,7 @@ def record_blocks(front: dict[str, Any], shown: str, offset: int) -> list[Block]
             continue
         if f"page.{key}" in shown or f"Params.{key}" in shown or f".{key}" in shown:
             continue
-        lines = [line for item in value if (line := _record_line(item))]
+        lines = [line for item in value if (line := record_sentence(item))]
         if len(lines) * 2 >= len(value) and lines:
             heading = humanise(key).capitalize()
             text = "\n".join(lines)
@@ -228,24 +263,17 @@ def record_blocks(front: dict[str, Any], shown: str, offset: int) -> list[Block]
     return blocks
 
 
-def _record_line(item: Any) -> str:
-    """One record as a sentence: "Lead — key: value; key: value." (prose values only)."""
-    if not isinstance(item, dict):
-        return ""
-    fields = {
-        str(k): render_value(v)
-        for k, v in item.items()
-        if str(k).lower() not in MARKUP_PROPS
-        and render_value(v)
-        and not render_value(v).startswith(("/", "http", "./", "#"))
-    }
-    if not fields or not any(" " in v or v[:1].isupper() for v in fields.values()):
-        return ""
-    lead_key = next((k for k in RECORD_LEADS if fields.get(k)), next(iter(fields)))
-    lead = fields.pop(lead_key)
-    rest = "; ".join(f"{humanise(k)}: {v}" for k, v in fields.items())
-    sentence = f"{lead} — {rest}" if rest else lead
-    return sentence if sentence.endswith((".", "!", "?")) else sentence + "."
+def markup_of(relative: str, metadata: dict[str, Any] | None = None) -> str:
+    """How the retention reference reads the page's source (ingest/retention.py): "markdown",
+    "mdx", "pandoc", "rst", "html", "astro", "vue"; "" for data files."""
+    suffix = PurePosixPath(relative).suffix.lower()
+    if metadata and metadata.get("markup"):
+        return str(metadata["markup"])
+    if suffix in HTML_SUFFIXES or suffix in COMPONENT_SUFFIXES:
+        return "html" if suffix in HTML_SUFFIXES else suffix[1:]
+    if suffix in PANDOC_SUFFIXES | RST_SUFFIXES | ASCIIDOC_SUFFIXES:
+        return {".rst": "rst", ".adoc": "asciidoc", ".asciidoc": "asciidoc"}.get(suffix, "pandoc")
+    return {".mdx": "mdx", ".md": "markdown", ".markdown": "markdown"}.get(suffix, "")
 
 
 def title_from(pid: str) -> str:

@@ -13,28 +13,50 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from sitecite.ingest.astro import astro_preset
+from sitecite.ingest.docusaurus import docusaurus_presets
+from sitecite.ingest.eleventy import eleventy_preset
+from sitecite.ingest.generators import hexo_preset, mkdocs_preset, quarto_preset, zola_preset
+from sitecite.ingest.hakyll import hakyll_preset
 from sitecite.ingest.layout import (
     SKIP,
     config_file,
     dependencies,
     glob_first,
     js_value,
+    package_json,
     read,
     rules_under,
 )
+from sitecite.ingest.pelican import pelican_preset
 from sitecite.ingest.routes import JEKYLL_STYLES, Preset, Router, Rule
 
 
 def _nextjs_app(base: Path, prefix: str) -> Preset | None:
+    """Next.js (nextjs.org, "Routing"): the app router's `app/x/page.mdx` at `/x` (route
+    groups such as `(blog)` left out), the pages router's `pages/x.mdx` at `/x` and an `index`
+    at its folder; no trailing slash. Known from a page file or a package.json naming `next`."""
     evidence = glob_first(base, "app/page.md*", "app/**/page.md*")
-    if not evidence:
+    packages = dependencies(base)
+    if not evidence and "next" not in packages:
         return None
-    rules = rules_under(prefix, "app => /", "app/(?P<path>.+) => /{path|nogroups}")
-    return Preset("nextjs-app", f"{evidence} is a Next.js app-router page", rules)
+    rules = rules_under(
+        prefix,
+        "app => /",
+        "app/(?P<path>.+) => /{path|nogroups}",
+        "pages/(?:(?P<dir>.+)/)?index => /{dir}",
+        "pages/(?P<path>.+) => /{path}",
+    )
+    what = (
+        f"{evidence} is a Next.js app-router page"
+        if evidence
+        else (f"{packages['next']} depends on next")
+    )
+    return Preset("nextjs-app" if evidence else "nextjs", what, rules, trailing_slash=False)
 
 
 def _tailwind_blog(base: Path, prefix: str) -> Preset | None:
@@ -52,11 +74,16 @@ def _tailwind_blog(base: Path, prefix: str) -> Preset | None:
 
 
 def _hugo(base: Path, prefix: str) -> Preset | None:
-    conf_name = glob_first(base, "hugo.toml", "hugo.yaml", "hugo.yml", "config.toml", "config.yaml")
+    conf_name = glob_first(
+        base, *(f"{n}.{e}" for n in ("hugo", "config") for e in ("toml", "yaml", "yml", "json"))
+    )
+    conf_name = conf_name or glob_first(base, "config/_default/hugo.*", "config/_default/config.*")
     evidence = glob_first(base, "content/*.md", "content/**/*.md")
     if not evidence or not (conf_name or (base / "archetypes").is_dir()):
         return None
     config = config_file(base / conf_name) if conf_name else {}
+    if "base_url" in config and not {"baseURL", "baseurl"} & set(config):
+        return None  # Zola's (zola_preset)
     texts = []
     permalinks = config.get("permalinks") or {}
     for section, pattern in permalinks.items() if isinstance(permalinks, dict) else ():
@@ -77,6 +104,7 @@ def _hugo(base: Path, prefix: str) -> Preset | None:
         timezone=zone,
         path_keys=("url",),
         base_url=base_url,
+        trailing_slash=not config.get("uglyURLs"),
     )
 
 
@@ -99,8 +127,9 @@ def _hugo_template(pattern: str, section: str) -> str:
 def _jekyll(base: Path, prefix: str) -> Preset | None:
     posts = glob_first(base, "_posts/*.md*", "_posts/**/*.md*", "*/_posts/*.md*", "_posts/*.html")
     has_config = (base / "_config.yml").is_file() or (base / "_config.yaml").is_file()
-    if not posts and not has_config:
-        return None
+    hexo = hexo_preset(base, prefix) or (base.name == "source" and hexo_preset(base.parent, ""))
+    if (not posts and not has_config) or hexo:
+        return None  # a Hexo site's _config.yml and source/_posts are Hexo's
     config = config_file(base / "_config.yml") or config_file(base / "_config.yaml")
     permalink = str(config.get("permalink") or "date")
     pattern = JEKYLL_STYLES.get(permalink, permalink)
@@ -112,7 +141,10 @@ def _jekyll(base: Path, prefix: str) -> Preset | None:
             permalink_c = str(options.get("permalink") or "/:collection/:path/")
             template = _jekyll_template(permalink_c.replace(":collection", name))
             texts.append(f"_{re.escape(name)}/(?P<path>.+) => {template}")
-    texts += ["index => /", r"(?P<path>.+) => /{path}" + ("/" if pretty else ".html")]
+    texts += [
+        r"(?:(?P<dir>.+)/)?index => /{dir}/",
+        r"(?P<path>.+) => /{path}" + ("/" if pretty else ".html"),
+    ]
     url = str(config.get("url") or "").rstrip("/") + str(config.get("baseurl") or "")
     evidence = f"{posts} is a Jekyll post" if posts else "_config.yml is Jekyll's"
     return Preset(
@@ -170,7 +202,7 @@ def _gatsby(base: Path, prefix: str) -> Preset | None:
         else f"{packages['gatsby']} depends on gatsby"
         + (f" and {', '.join(themes[:3])}" if themes else "")
     )
-    texts = ["src/pages => /", "src/pages/(?P<path>.+) => /{path}/", "(?P<path>.+) => /{path}/"]
+    texts = ["src/pages => /", "src/pages/(?P<path>.+) => /{path}/"]
     return Preset(
         "gatsby",
         f"{evidence}; a front-matter slug is the page's path"
@@ -178,57 +210,40 @@ def _gatsby(base: Path, prefix: str) -> Preset | None:
         rules_under(prefix, *texts),
         anchors="github" if ids else "none",
         slug="path",
+        path_keys=("permalink", "slug_path"),
         base_url=js_value(config, "siteUrl"),
+        trailing_slash=True,  # every page is written as <path>/index.html
+        front_for=_gatsby_slug,
     )
 
 
-def _docusaurus(base: Path, prefix: str) -> Preset | None:
-    conf_name = glob_first(base, "docusaurus.config.*")
-    if not conf_name:
-        return None
-    config = read(base / conf_name)
-    route = js_value(config, "routeBasePath")
-    docs_base = "/docs" if not route else ("" if route.strip("/") == "" else "/" + route.strip("/"))
-    docs_path = re.search(r"""\bpath\s*:\s*["']([^"']*docs[^"']*)["']""", config)
-    docs = docs_path.group(1) if docs_path else "docs"
-    docs_folder = (Path(prefix) / docs).as_posix() if prefix else docs
-    docs_folder = re.sub(r"(^|/)[^/]+/\.\./", r"\1", docs_folder).removeprefix("./")
-    slash = "/" if re.search(r"trailingSlash\s*:\s*true", config) else ""
-    texts = [
-        rf"{re.escape(docs_folder)}/(?:(?P<dir>.+)/)?(?P<name>[^/]+)/(?P=name) => "
-        f"{docs_base}/{{dir|nonumbers}}/{{name|nonumbers}}{slash}",
-        rf"{re.escape(docs_folder)}/(?:(?P<dir>.+)/)?README => "
-        f"{docs_base}/{{dir|nonumbers}}{slash}",
-        rf"{re.escape(docs_folder)}/(?P<path>.+) => {docs_base}/{{path|nonumbers}}{slash}",
-        rf"{re.escape(docs_folder)} => {docs_base or '/'}",
-    ]
-    lead = f"{prefix}/" if prefix else ""
-    blog = [
-        rf"blog/(?:(?P<y>\d{{4}})-(?P<m>\d\d)-(?P<d>\d\d)-)(?P<slug>[^/]+) => "
-        f"/blog/{{y}}/{{m}}/{{d}}/{{slug}}{slash}",
-        f"blog/(?P<path>.+) => /blog/{{path}}{slash}",
-        "src/pages => /",
-        f"src/pages/(?P<path>.+) => /{{path}}{slash}",
-    ]
-    rules = tuple(Rule.parse(t) for t in texts) + rules_under(prefix, *blog)
-    site = js_value(config, "url").rstrip("/")
-    base_path = js_value(config, "baseUrl").rstrip("/")
-    return Preset(
-        "docusaurus",
-        f"{lead}{conf_name} is Docusaurus's (docs in {docs_folder}/ at {docs_base or '/'})",
-        rules,
-        base_url=site + base_path if site else "",
-        slug_root=docs_base,
-    )
+def _gatsby_slug(source: str, front: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A Gatsby content file is a page where the code that creates it puts it, which is not in
+    the folder: its front-matter `slug` says where (`/<slug>/`); without one its URL is not
+    known (the site's links, or a guess, say where)."""
+    slug = front.get("slug")
+    if isinstance(slug, str) and slug.strip("/"):
+        return {**front, "slug_path": f"/{slug.strip('/')}/"}
+    return front
 
 
 def _vitepress(base: Path, prefix: str) -> Preset | None:
+    """VitePress (vitepress.dev, "Routing"): pages from the folder holding `.vitepress/` (or
+    the one `vitepress build DIR` names), `index` at its folder, `.html` unless `cleanUrls`."""
     conf_name = glob_first(base, ".vitepress/config.*", "*/.vitepress/config.*")
-    if not conf_name:
+    conf_name = conf_name or glob_first(base, ".vitepress", "*/.vitepress")
+    packages = dependencies(base)
+    if not conf_name and "vitepress" not in packages:
         return None
-    source = str(Path(conf_name).parent.parent.as_posix())
-    folder = "/".join(p for p in (prefix, "" if source == "." else source) if p)
-    config = read(base / conf_name)
+    if conf_name:
+        dot = Path(conf_name) if Path(conf_name).name == ".vitepress" else Path(conf_name).parent
+        source = dot.parent.as_posix()
+    else:
+        scripts = str(package_json(base).get("scripts") or "")
+        named = re.search(r"vitepress\s+(?:build|dev)\s+([\w./-]+)", scripts)
+        source = named.group(1).strip("./") if named else "."
+    folder = "/".join(p for p in (prefix, "" if source in (".", "") else source) if p)
+    config = read(base / conf_name) if conf_name and (base / conf_name).is_file() else ""
     ext = "" if re.search(r"cleanUrls\s*:\s*true", config) else ".html"
     lead = re.escape(folder + "/") if folder else ""
     texts = [
@@ -237,19 +252,27 @@ def _vitepress(base: Path, prefix: str) -> Preset | None:
     ]
     if folder:
         texts.insert(0, f"{re.escape(folder)} => /")
+    evidence = conf_name or f"{packages['vitepress']} depends on vitepress"
     return Preset(
         "vitepress",
-        f"{conf_name} is VitePress's (pages from {folder or 'the root'})",
+        f"{evidence} is VitePress's (pages from {folder or 'the root'})",
         tuple(Rule.parse(t) for t in texts),
         anchors="vitepress",
         base_url=js_value(config, "hostname"),
     )
 
 
+VUE_ROUTERS = ("nuxt", "vite-ssg", "vite-plugin-pages", "unplugin-vue-router", "nuxt3")
+
+
 def _vue_pages(base: Path, prefix: str) -> Preset | None:
-    """File routing from `pages/` (Nuxt, vite-plugin-pages, Vite SSG, unplugin-vue-router)."""
+    """File routing from `pages/` (Nuxt, vite-plugin-pages, Vite SSG, unplugin-vue-router):
+    `pages/index` at `/`, `pages/a/index` at `/a`, `pages/a/b` at `/a/b`. Known from their
+    config file or a package.json naming one of them."""
     conf_name = glob_first(base, "nuxt.config.*", "vite.config.*")
-    if not conf_name:
+    packages = dependencies(base)
+    router = next((name for name in VUE_ROUTERS if name in packages), "")
+    if not conf_name and not router:
         return None
     for folder in ("pages", "src/pages"):
         evidence = glob_first(base, f"{folder}/*.md", f"{folder}/*.vue", f"{folder}/**/*.md")
@@ -263,18 +286,27 @@ def _vue_pages(base: Path, prefix: str) -> Preset | None:
     ]
     return Preset(
         "vue-pages",
-        f"{evidence} is routed by its path in {folder}/ ({conf_name})",
+        f"{evidence} is routed by its path in {folder}/ "
+        f"({conf_name or packages[router] + ' depends on ' + router})",
         rules_under(prefix, *texts),
+        trailing_slash=False,
     )
 
 
-DETECTORS: tuple[Callable[[Path, str], Preset | None], ...] = (
+DETECTORS: tuple[Callable[[Path, str], Preset | tuple[Preset, ...] | None], ...] = (
+    quarto_preset,
+    mkdocs_preset,
+    eleventy_preset,
+    pelican_preset,
+    hakyll_preset,
     _nextjs_app,
     _tailwind_blog,
-    _docusaurus,
+    docusaurus_presets,
     _vitepress,
     _vue_pages,
     _gatsby,
+    hexo_preset,
+    zola_preset,
     _hugo,
     _jekyll,
     astro_preset,
@@ -309,11 +341,14 @@ def detect_presets(root: Path) -> list[Preset]:
     names: set[str] = set()
     for detector in DETECTORS:
         for base, prefix in _bases(root):
-            preset = detector(base, prefix)
-            if preset is not None and preset.name not in names:
-                names.add(preset.name)
-                found.append(dataclasses.replace(preset, folder=prefix))
-                break
+            detected = detector(base, prefix)
+            if detected is None:
+                continue
+            for preset in detected if isinstance(detected, tuple) else (detected,):
+                if preset.name not in names:
+                    names.add(preset.name)
+                    found.append(dataclasses.replace(preset, folder=prefix))
+            break
     if not found and (static := _static_html(root)) is not None:
         found.append(static)
     return found

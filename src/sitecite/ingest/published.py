@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
+from sitecite.ingest.generators import quarto_renders
 from sitecite.ingest.jekyll import JekyllSite
 from sitecite.ingest.routes import Preset
 from sitecite.types import Page
@@ -66,13 +67,48 @@ def generator_reason(
         return "a dynamic route template (its URL comes from data)"
     if preset.name == "jekyll" and jekyll is not None:
         return jekyll.not_published(inner, has_front)
+    if preset.name == "astro" and any(part.startswith("_") for part in parts):
+        return "_-prefixed: Astro builds no page from it"
     if preset.name == "docusaurus" and any(part.startswith("_") for part in parts):
         return "a Docusaurus partial (_-prefixed): imported by pages, not a page"
+    if preset.name == "quarto" and not quarto_renders(inner, preset.excludes):
+        return "not rendered by Quarto (_-prefixed, a README, or not in _quarto.yml's render:)"
+    if preset.name == "mkdocs" and preset.excludes and not inner.startswith(preset.excludes):
+        return f"outside MkDocs' docs_dir ({preset.excludes[0]})"
+    if preset.name == "eleventy":
+        return _eleventy_reason(inner, preset)
+    if (
+        preset.name == "hakyll"
+        and preset.rules
+        and not any(r.match("", source) for r in preset.rules)
+    ):
+        return "no match rule of site.hs covers it: Hakyll builds no page from it"
     if preset.name == "hugo":
+        if parts[0] not in ("content", "layouts") and PurePosixPath(inner).suffix in (
+            ".md",
+            ".markdown",
+        ):
+            return "outside Hugo's content folder: Hugo renders no page from it (a README)"
         if parts[0] == "archetypes":
             return "a Hugo archetype (the template of new content)"
         if parts[0] == "layouts" and inner not in ("layouts/index.html",):
             return "a Hugo layout template"
+    return ""
+
+
+def _eleventy_reason(inner: str, preset: Preset) -> str:
+    """Eleventy's `excludes`: its input folder ("" the root), then the folders of includes,
+    layouts and global data."""
+    input_dir, *special = preset.excludes or ("",)
+    if input_dir and not inner.startswith(input_dir):
+        return "outside Eleventy's input folder"
+    if any(inner.startswith(folder) for folder in special):
+        return "Eleventy's includes, layouts or global data: they feed pages, not pages"
+    path = PurePosixPath(inner)
+    if path.suffix == ".json" and (
+        path.name.endswith(".11tydata.json") or path.stem == path.parent.name
+    ):
+        return "an Eleventy data file (the data cascade of its folder or template)"
     return ""
 
 

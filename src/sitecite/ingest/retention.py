@@ -32,6 +32,18 @@ _TEMPLATE = re.compile(
     re.S,
 )
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
+# Pandoc Markdown (Quarto, R Markdown): fenced-div lines, attribute lists, citation and
+# cross-reference keys are syntax; a raw HTML block (```{=html}) is text the page shows.
+_DIV_FENCE = re.compile(r"^[ \t]*:{3,}.*$", re.M)
+_PANDOC_ATTRS = re.compile(r"\{\s*(?:[.#]|-(?=[\s}])|[\w-]+=)[^{}\n]*\}")
+_CITATION = re.compile(r"(?<![\w@.`])-?@[\w][\w:.#$%&+?<>~/-]*")
+# AsciiDoc: attribute, comment and block-attribute lines, listing and literal blocks, comment
+# blocks and macro targets are syntax.
+_ADOC_LINES = re.compile(r"^(?::!?[\w-]+!?:.*|//(?!/).*|\[[^\]\n]*\]\s*|\|===\s*)$", re.M)
+_ADOC_HEADER = re.compile(r"\A(=[ \t].*\n)(?:[^\s:].*\n){1,2}")  # author, revision lines
+_ADOC_BLOCKS = re.compile(r"^(-{4,}|\.{4,}|/{4,})[ \t]*\n.*?^\1[ \t]*$", re.M | re.S)
+_ADOC_MACRO = re.compile(r"\b(?:link|xref|image|footnote|kbd|btn|menu|pass|include):?:?[^\s\[]*\[")
+_RAW_HTML = re.compile(r"^ {0,3}(`{3,})\{=html\}[ \t]*\n(.*?)^ {0,3}\1[ \t]*$", re.M | re.S)
 _CODE_ELEMENTS = re.compile(
     r"<(script|style|pre|code|svg|math|noscript|nav|footer|head)\b[^>]*>.*?</\1\s*>",
     re.S | re.I,
@@ -86,14 +98,22 @@ def _blank(match: re.Match[str]) -> str:
 
 
 def reference_text(source: str, markup: str) -> str:
-    """The prose of a source file by plain stripping; `markup` is "markdown", "mdx", "html",
-    "astro" or "vue" (the last two read as HTML, their code left out)."""
+    """The prose of a source file by plain stripping; `markup` is "markdown", "mdx", "pandoc"
+    (Quarto, R Markdown), "asciidoc", "rst", "html", "astro" or "vue" (the last two read as
+    HTML, their code left out)."""
     text = _FRONTMATTER.sub(_blank, source)
     if markup in ("astro", "vue"):
         text = _strip_expressions(text)
         markup = "html"
     text = _TEMPLATE.sub(_blank, text) if markup != "mdx" else text
     text = _COMMENT.sub(_blank, text)
+    if markup == "asciidoc":
+        text = _ADOC_HEADER.sub(_blank, text)
+        text = _ADOC_BLOCKS.sub(_blank, text)
+        text = _ADOC_MACRO.sub("[", _ADOC_LINES.sub(" ", text))
+    if markup == "pandoc":
+        text = _RAW_HTML.sub(lambda m: "\n" + m.group(2) + "\n", text)
+        text = _DIV_FENCE.sub(" ", _PANDOC_ATTRS.sub(" ", text))
     if markup != "html":
         text = _FENCE.sub(_blank, text)
     if markup != "html":
@@ -102,6 +122,8 @@ def reference_text(source: str, markup: str) -> str:
     if markup == "mdx":
         text = _ESM.sub(_blank, text)
         text = _strip_expressions(text)
+    if markup == "pandoc":
+        text = _CITATION.sub(" ", text)
     if markup != "html":
         text = _LINK_TARGET.sub("]", text)
         text = _REFERENCE.sub(" ", text)

@@ -188,6 +188,14 @@ class Preset:
     base_url: str = ""
     slug_root: str = ""  # the URL an absolute slug is under (Docusaurus docs: /docs)
     folder: str = ""  # where the generator's site is ("" the root, or a subfolder: website)
+    # the generator's own file selection, for ingest/published.py: Quarto's `render:` globs,
+    # MkDocs' docs folder ("docs/": the only pages)
+    excludes: tuple[str, ...] = ()
+    trailing_slash: bool | None = None  # whether its page URLs end in "/" (None: it varies)
+    # the generator's own reading of a page's metadata (a file path from the site's root and
+    # its front matter -> the metadata that routes it): Eleventy's data cascade and permalink
+    # templates, Pelican's metadata headers
+    front_for: Callable[[str, Mapping[str, Any]], Mapping[str, Any]] | None = None
 
     def describe(self) -> str:
         rules = "; ".join(str(rule) for rule in self.rules)
@@ -239,13 +247,24 @@ class Router:
         origin = self._route(page_id, {}, source)[1]
         return origin if isinstance(origin, Preset) else None
 
+    def _path_keys(self) -> tuple[str, ...]:
+        """The front-matter keys any detected generator reads as a page's whole path."""
+        return tuple(dict.fromkeys(k for p in self.presets for k in p.path_keys))
+
+    def front_of(self, front: Mapping[str, Any], source: str) -> Mapping[str, Any]:
+        """The page's metadata as its generator reads it (`Preset.front_for`)."""
+        for preset in self.presets:
+            if preset.front_for is not None and source:
+                front = preset.front_for(source, front)
+        return front
+
     def routed_by(
         self, page_id: str, front: Mapping[str, Any] | None = None, source: str = ""
     ) -> str:
         """What gives the page its URL: "front matter", "rule" (the owner's), a preset's name,
         or "" when nothing does and the URL is the default route's guess."""
-        front = front or {}
-        keys = {*CANONICAL_KEYS, "permalink", *(k for p in self.presets for k in p.path_keys)}
+        front = self.front_of(front or {}, source)
+        keys = {*CANONICAL_KEYS, "permalink", *self._path_keys()}
         if any(_text(front.get(key)) for key in keys):
             return "front matter"
         origin = self._route(page_id, front, source)[1]
@@ -254,21 +273,23 @@ class Router:
     def url(self, page_id: str, front: Mapping[str, Any] | None = None, source: str = "") -> str:
         """Front matter (`canonical`, `permalink`, the generator's path keys, `slug`) first,
         then the rules."""
-        front = front or {}
-        canonical = _text(next((front[k] for k in CANONICAL_KEYS if front.get(k)), ""))
-        if canonical.startswith(("http://", "https://")):
-            return canonical
+        front = self.front_of(front or {}, source)
         path, origin = self._route(page_id, front, source)
         preset = origin if isinstance(origin, Preset) else None
-        keys = preset.path_keys if preset else ("permalink",)
-        given = canonical or next((_text(front.get(k)) for k in keys if _text(front.get(k))), "")
+        keys = preset.path_keys if preset else ("permalink", *self._path_keys())
+        own = next((_text(front.get(k)) for k in keys if _text(front.get(k))), "")
+        canonical = _text(next((front[k] for k in CANONICAL_KEYS if front.get(k)), ""))
+        if canonical.startswith(("http://", "https://")) and not own.startswith("/"):
+            return canonical  # where the page says it is, unless its generator's key says
+        given = own or canonical
         if given and ":" in given:  # a Jekyll-style pattern (`/:year/:title/`)
             given = expand_permalink(given, page_id, front, preset)
         if given.startswith("/") and "{" not in given:
             return join_url(self.base_url, given)
         slug = _text(front.get("slug"))
         if slug and preset is not None and preset.slug == "path":
-            path = f"{preset.slug_root}/{slug.strip('/')}/"
+            end = "" if preset.trailing_slash is False else "/"
+            path = f"{preset.slug_root}/{slug.strip('/')}{end}"
         elif slug.startswith("/"):
             path = (preset.slug_root if preset else "") + slug
         elif slug:
@@ -284,22 +305,44 @@ class Router:
             lines.append(f"base URL: {self.base_url}")
         return lines
 
-    def unrouted_warning(self, unrouted: Sequence[str]) -> str:
-        """The warning for pages that nothing routed, whose URLs are the default route's guess:
-        what was tried, and how to say where they are ("" when every page was routed)."""
+    def unrouted_warning(
+        self,
+        unrouted: Sequence[str],
+        maps_tried: Sequence[str] = (),
+        learned: Mapping[str, str] | None = None,
+    ) -> str:
+        """The warning for pages no map, rule, preset or front matter routed: what was tried,
+        which follow a rule the site's own links show (inferred, not verified), which are a
+        guess (their page ids), and how to say where they are ("" when none)."""
         if not unrouted:
             return ""
+        learned = learned or {}
         shown = ", ".join(unrouted[:3]) + (", ..." if len(unrouted) > 3 else "")
         if self.presets:
-            tried = "the rules of " + ", ".join(
-                f"{p.name} ({p.evidence.split(';')[0]})" for p in self.presets
-            )
+            tried = [
+                "the rules of "
+                + ", ".join(f"{p.name} ({p.evidence.split(';')[0]})" for p in self.presets)
+            ]
         else:
-            tried = "no generator's layout was recognised (docs/ingestion.md lists them)"
+            tried = ["no generator's layout was recognised (docs/ingestion.md lists them)"]
+        tried += list(maps_tried)
+        inferred = [page for page in unrouted if page in learned]
+        guessed = len(unrouted) - len(inferred)
+        said = []
+        if inferred:
+            rules = sorted(set(learned[page] for page in inferred))
+            said.append(
+                f"{len(inferred)} are at the URLs the site's own links show "
+                f"({'; '.join(rules[:3])}{'; ...' if len(rules) > 3 else ''}): inferred, "
+                "not verified"
+            )
+        if guessed:
+            said.append(f"{guessed} are their page ids: a guess that may not land")
         return (
-            f"{NO_PRESET} {len(unrouted)} page(s) ({shown}): {tried}; their URLs are the "
-            "page ids, a guess that may not land. Say where they are with a --route rule "
-            "'REGEX => TEMPLATE' (index.routes)"
+            f"{NO_PRESET} {len(unrouted)} page(s) ({shown}): tried {'; '.join(tried)}. Of "
+            f"these, {', and '.join(said)}. Name the site's map with --sitemap FILE|URL (its "
+            "sitemap.xml or built folder), or say where they are with --route "
+            "'REGEX => TEMPLATE'"
         )
 
 
@@ -328,7 +371,7 @@ def expand_permalink(
         "i_month": fields["month"].lstrip("0"),
         "i_day": fields["day"].lstrip("0"),
         "short_year": fields["year"][2:],
-        "title": _text(front.get("slug")) or title,
+        "title": _jekyll_slug(_text(front.get("slug")) or title),
         "slug": _text(front.get("slug")) or _slug(title),
         "categories": fields["categories"],
         "basename": last,
@@ -338,6 +381,12 @@ def expand_permalink(
     }
     filled = _JEKYLL_TOKEN.sub(lambda m: values.get(m.group(1), ""), pattern)
     return re.sub(r"/{2,}", "/", filled)
+
+
+def _jekyll_slug(text: str) -> str:
+    """Jekyll's `:title`: the name slugified in its "pretty" mode, case kept (a space or
+    other punctuation to '-'; `._~!$&'()+,;=@` stay)."""
+    return re.sub(r"[^\w._~!$&'()+,;=@]+", "-", text, flags=re.UNICODE).strip("-")
 
 
 def _text(value: Any) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 
 from sitecite.config import Settings
 from sitecite.crawl import CrawlOptions, CrawlRecord, CrawlResult, crawl
+from sitecite.crawl.sitemap import given_site_map, live_site_map
 from sitecite.embed import Embedder
 from sitecite.errors import EmbedderMismatchError, IndexDirError, IngestError
 from sitecite.index.build import BuildReport, write_index
@@ -118,6 +119,11 @@ def _index_folder(
 ) -> IndexRun:
     started = time.perf_counter()
     options = settings.index
+    rate = options.crawl_requests_per_second
+    given, notes = given_site_map(options.sitemap, options.user_agent, rate)
+    live = (
+        live_site_map(options.base_url, options.user_agent, rate) if not options.sitemap else None
+    )
     ingested = load_site(
         folder,
         options.base_url,
@@ -125,6 +131,9 @@ def _index_folder(
         routes=options.routes,
         presets=options.presets,
         anchors=options.anchors,
+        site_map=given,
+        find_map=options.sitemap == "",
+        live_map=live,
         progress=progress,
     )
     build = write_index(
@@ -143,6 +152,7 @@ def _index_folder(
             "route": options.route,
             "routes": list(options.routes),
             "identity": ingested.identity.to_json(),
+            "urls": ingested.url_report(),
         },
     )
     return IndexRun(
@@ -153,7 +163,7 @@ def _index_folder(
         ingested.files,
         ingested.warnings,
         ingested.problems,
-        ingested.route_lines(),
+        notes + ingested.route_lines(),
         ingested.skipped,
         unrouted=ingested.unrouted,
     )
@@ -221,7 +231,12 @@ def _index_url(
             started=started,
             stopwords=settings.retrieve.stopwords,
             stemmer=settings.retrieve.stemmer,
-            extra={"source_url": start_url, "crawl": state},
+            extra={
+                "source_url": start_url,
+                "crawl": state,
+                # the URLs a live site was fetched from: what it publishes
+                "urls": {"unverified": False, "pages": len(seen), "from": {"live site": len(seen)}},
+            },
         )
     return IndexRun(
         start_url,

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import TextIO
 
 from sitecite.errors import SiteciteError
+from sitecite.ingest.pages import READ_SUFFIXES
 
 READY_TIMEOUT_MS = 500  # how often the watcher wakes when nothing changes
-CONTENT_SUFFIXES = (".md", ".mdx", ".markdown", ".html", ".htm", ".json", ".yaml", ".yml")
+CONTENT_SUFFIXES = tuple(sorted(READ_SUFFIXES))  # every file ingestion reads
 
 
 def content_filter(index_dir: Path) -> Callable[[object, str], bool]:

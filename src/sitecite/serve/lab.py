@@ -100,7 +100,19 @@ class LabPage:
         except Exception as error:  # a broken run record must not take the page down
             log.error("rendering the lab page failed: %s", error, exc_info=error)
             return first_run("The latest run could not be shown; the server log says why.")
-        return first_run() if part is None else without_paths(part, self.index_dir)
+        if part is None:  # no run yet: how to publish one, and where the URLs came from
+            return first_run() + self._urls()
+        return without_paths(part, self.index_dir)
+
+    def _urls(self) -> str:
+        from sitecite.errors import IndexDirError
+        from sitecite.eval.lab_urls import urls_section
+        from sitecite.index.store import read_manifest
+
+        try:
+            return urls_section(read_manifest(self.index_dir).get("urls"))
+        except IndexDirError:
+            return ""
 
 
 def without_paths(page: str, index_dir: Path) -> str:

@@ -1,0 +1,3 @@
+module.exports = function (eleventyConfig) {
+  return { dir: { input: "src", output: "_site" } };
+};

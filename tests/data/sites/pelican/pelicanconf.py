@@ -1,0 +1,8 @@
+AUTHOR = "Ida Moss"
+SITENAME = "Notes"
+SITEURL = "https://ida.example"
+PATH = "content"
+ARTICLE_URL = "{date:%Y}/{date:%m}/{slug}/"
+ARTICLE_SAVE_AS = ARTICLE_URL + "index.html"
+PAGE_URL = "{slug}/"
+PAGE_SAVE_AS = "{slug}/index.html"
