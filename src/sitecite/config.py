@@ -95,9 +95,9 @@ class IndexSettings(_Strict):
     routes: list[str] = Field(default_factory=list)
     presets: bool = True
     # heading ids: "auto" (the detected generator's rule), or one of ingest.ids.ANCHOR_STYLES
-    anchors: Literal["auto", "github", "kramdown", "vitepress", "markdown-it-anchor", "none"] = (
-        "auto"
-    )
+    anchors: Literal[
+        "auto", "github", "kramdown", "vitepress", "markdown-it-anchor", "pandoc", "none"
+    ] = "auto"
     crawl_concurrency: int = Field(4, ge=1, le=32)
     crawl_requests_per_second: float = Field(4.0, gt=0)
     crawl_max_pages: int = Field(2000, ge=1)
