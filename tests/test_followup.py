@@ -52,9 +52,7 @@ def test_what_counts_as_a_follow_up(engine: Engine, question: str, kind: str) ->
 def test_a_question_that_names_its_topic_stands_alone(engine: Engine) -> None:
     """Asked after another question, a question whose pronoun points inside it ("shoppers ...
     they") is read alone, never as "... (Which city and country is she based in?)"."""
-    previous = Turn(
-        "Which city and country is she based in?", "Lisbon, Portugal [1].", ("_facts",)
-    )
+    previous = Turn("Which city and country is she based in?", "Lisbon, Portugal [1].", ("_facts",))
     reading = resolve(FIRST, [previous], engine.index)
     assert reading.kind == "" and reading.standalone == "" and reading.search == FIRST
 
