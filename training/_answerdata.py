@@ -24,11 +24,14 @@ from typing import Any
 from bench._common import DATA, REPO
 
 ANSWERDATA = REPO / "training" / "answerdata"
-# The site each file is about, and its content folder.
+# The site each file is about: the example site, and every shared real site (by folder name).
 SITES = {
-    "jarvis": DATA / "sites" / "jarvis",
-    "timlrx": DATA / "sites" / "timlrx",
     "example": REPO / "examples" / "site",
+    **{
+        path.name: path
+        for path in sorted((DATA / "sites").glob("*"))
+        if (path / "SOURCE.txt").is_file()
+    },
 }
 FUZZY_RATIO = 0.8
 MIN_CONTAINED_WORDS = 4
@@ -177,14 +180,14 @@ def mapping_counts(items: list[Item]) -> dict[str, dict[str, int]]:
 
 
 def site_engine(site: str, embedder: Any, settings: Any) -> Any:
-    """An Engine over the site's index, built (incrementally) under .sitecite/bench/sites."""
-    from bench._common import CACHE, require
-    from sitecite.index.build import build_index
-    from sitecite.pipeline import Engine
+    """An Engine over the site's index, built (incrementally) under .sitecite/bench/sites, from
+    its content as the owner has it (the shared folder without its question sets), the same
+    index `bench.site_answers` reads."""
+    from bench._common import require
+    from bench.site_answers import engine_for
 
-    index_dir = CACHE / "sites" / site
-    build_index(require(SITES[site], f"the {site} site"), index_dir, embedder)
-    return Engine.load(index_dir, settings)
+    require(SITES[site], f"the {site} site")
+    return engine_for(site, embedder, settings)
 
 
 def fitting_setup() -> tuple[Any, Any]:
