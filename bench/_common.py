@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -12,12 +13,27 @@ from rich.console import Console
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / ".." / "shared" / "data"
-CACHE = REPO / ".sitecite" / "bench"
+# indexes, question sets and fits the benchmarks keep; bench.side_by_side gives an earlier
+# commit's run a cache of its own, so two trees never rebuild each other's indexes
+CACHE = Path(os.environ.get("SITECITE_BENCH_CACHE") or REPO / ".sitecite" / "bench")
 
 
 SITES = DATA / "sites"
 # The question sets beside each site describe it; they are not the site's content.
 NOT_SITE = ("questions-*.json", "answer-keys.json", "SOURCE.txt", "LICENSE*")
+
+
+ANSWERDATA = REPO / "training" / "answerdata"
+
+
+def answerdata_half(site: str, question: str) -> str:
+    """The half ("dev" or "test") an answer-data question belongs to, by a hash of its site and
+    wording: the reader's thresholds are chosen on the dev halves, its figures reported on the
+    test halves (training/train_reader.py and bench.site_answers agree through this)."""
+    import hashlib
+
+    digest = hashlib.sha256(f"{site}|{question}".encode()).digest()
+    return "dev" if digest[0] % 2 == 0 else "test"
 
 
 def site_copy(site: str, target: Path) -> Path:

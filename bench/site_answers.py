@@ -1,4 +1,4 @@
-"""Answers a visitor would accept on six real personal sites, offline: the issue-22 figures.
+"""Answers a visitor would accept on real personal sites, offline: the issue-22 and -32 figures.
 
 Indexes each real site in ../shared/data/sites (incrementally, under .sitecite/bench/sites),
 runs a set of its questions through the pipeline that serves visitors (the default offline
@@ -7,6 +7,8 @@ generator) and prints per site, for the answerable questions:
 - `correct`: a direct answer holding every key fact (each group of the answer keys) and
   citing an expected page;
 - `direct right`: of the direct answers to answerable questions, the share that is correct;
+- `on screen`: every key fact in the answer, or in the lines of the first three sections a
+  pointed reply shows;
 - `answer or page`: a correct answer, or an expected page cited by the direct answer or among
   the first three sections of a pointed reply;
 - `pointed`, `refused`: the other two outcomes;
@@ -16,12 +18,15 @@ given a direct answer (a pointed reply or a refusal is right for both).
 
 Question sets: for jarvis and timlrx, bench/questions/<site>-<half>.json (with `must_contain`
 key facts); for the four newer sites, ../shared/data/sites/<site>/questions-<half>.json with
-its answer-keys.json merged in as `must_contain`; `--half held` runs the sets written for this
-round by a reader who never saw the code (bench/questions/<site>-held.json), which nothing is
-tuned on. A set that does not load (a source id the index lacks) is reported, not fatal.
+its answer-keys.json merged in as `must_contain`; `--half held` runs the sets written by a
+reader who never saw the code (bench/questions/<site>-held.json), which nothing is tuned on.
+`--set answerdata` runs a half of the answer data (training/answerdata) for every site
+it covers (eighteen real sites and the example site), near misses as bait; `--questions FILE`
+one question set for the one `--site`. A set that does not load is reported, not fatal.
 
-    python -m bench.site_answers [--half dev|test|fresh|held] [--set sites|owner] [--site S ...]
-        [--show] [--json] [--answerable-threshold P] [--direct-answers sure|any] [--indexes DIR]
+    python -m bench.site_answers [--half dev|test|fresh|held] [--set sites|owner|answerdata]
+        [--site S ...] [--questions FILE] [--show] [--json]
+        [--answerable-threshold P] [--direct-answers sure|any] [--indexes DIR]
 
 `--set owner` runs the questions about the owner (who they are, what they do, how to reach
 them: bench/questions/owner-<site>-<half>.json) on jarvis, timlrx and the example site.
@@ -36,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench._common import CACHE, DATA, REPO, console
+from bench._common import ANSWERDATA, CACHE, DATA, REPO, answerdata_half, console
 
 SITES = ("jarvis", "timlrx", "shazow", "benbalter", "lengstorf", "alanaktion")
 QUESTIONS = REPO / "bench" / "questions"
@@ -82,6 +87,7 @@ class Graded:
     cited: list[str]
     facts: bool  # every key group present in the text (True when the question has no keys)
     cites_expected: bool
+    on_screen: bool = False  # every key group in the text or in the lines a pointed reply shows
     detail: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -93,13 +99,19 @@ class Graded:
         return self.cites_expected and self.outcome in ("answered", "pointed")
 
 
+def has_facts(text: str, groups: Sequence[Sequence[str]]) -> bool:
+    """Whether `text` holds one alternative of every key group (case-insensitively)."""
+    lowered = text.lower()
+    return all(any(alternative.lower() in lowered for alternative in group) for group in groups)
+
+
 def grade(question: Any, answer: Any) -> Graded:
     """Grade one Answer against its question's key facts and expected sources."""
     text = answer.answer.lower()
-    facts = all(
-        any(alternative.lower() in text for alternative in group) for group in question.must_contain
-    )
+    facts = has_facts(text, question.must_contain)
     outcome = str(answer.outcome)
+    lines = [q for c in answer.citations[:POINTED_SHOWN] for q in c.quotes]
+    screen = " ".join([text, *lines]) if outcome == "pointed" else text
     cited = [c.id for c in answer.citations]
     shown = cited[:POINTED_SHOWN] if outcome == "pointed" else cited
     expected = {*question.expected_sources, *question.allowed_sources}
@@ -117,6 +129,9 @@ def grade(question: Any, answer: Any) -> Graded:
         cited,
         facts,
         cites_expected,
+        outcome != "refused"
+        and bool(question.must_contain)
+        and has_facts(screen, question.must_contain),
     )
 
 
@@ -132,6 +147,7 @@ def figures(graded: Sequence[Graded]) -> dict[str, Any]:
         "direct": len(direct),
         "direct_right": sum(g.correct for g in direct),
         "answer_or_page": sum(g.correct or g.right_page for g in answerable),
+        "on_screen": sum(g.on_screen for g in answerable),
         "pointed": sum(g.outcome == "pointed" for g in answerable),
         "refused": sum(g.outcome == "refused" for g in answerable),
         "bait": len(bait),
@@ -143,6 +159,48 @@ def figures(graded: Sequence[Graded]) -> dict[str, Any]:
 
 
 QUESTION_FILES = ("questions-*.json", "answer-keys.json")  # the reader's, not the site's
+
+
+def answerdata_sites() -> list[str]:
+    """The sites the answer data (training/answerdata/*.jsonl) asks about."""
+    found: set[str] = set()
+    for path in ANSWERDATA.glob("*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                found.add(json.loads(line)["site"])
+    return sorted(found)
+
+
+def answerdata_file(site: str, half: str, pages: frozenset[str]) -> Path:
+    """One half of a site's answer data as a question set: an answerable question is a
+    `grounding` one whose expected source is its page and whose key facts are its
+    `must_contain`; a near miss is an `abstention` one. Questions about a page the index does
+    not hold are left out (their gold sentences could not be found either)."""
+    questions = []
+    for path in sorted(ANSWERDATA.glob("*.jsonl")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            row = json.loads(line) if line.strip() else {}
+            if row.get("site") != site or answerdata_half(site, row["question"]) != half:
+                continue
+            if row["page"] not in pages:
+                continue
+            answerable = bool(row["answerable"])
+            questions.append(
+                {
+                    "id": f"{path.stem}:{number}",
+                    "question": row["question"],
+                    "category": "grounding" if answerable else "abstention",
+                    "expect": "answer" if answerable else "refuse",
+                    "expected_sources": [row["page"]] if answerable else [],
+                    "allowed_sources": [] if answerable else [row["page"]],
+                    "must_contain": row.get("must_contain", []) if answerable else [],
+                }
+            )
+    data = {"name": f"{site} answer data, {half} half", "questions": questions}
+    out = CACHE / "questions" / f"answerdata-{site}-{half}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    return out
 
 
 def site_content(site: str) -> Path:
@@ -206,6 +264,7 @@ def print_table(all_figures: dict[str, dict[str, Any]], half: str) -> None:
         "site",
         "correct",
         "direct right",
+        "on screen",
         "answer or page",
         "pointed",
         "refused",
@@ -214,7 +273,13 @@ def print_table(all_figures: dict[str, dict[str, Any]], half: str) -> None:
     )
     for column in columns:
         table.add_column(column, justify="left" if column == "site" else "right")
-    for site, f in all_figures.items():
+    totals: dict[str, int] = {}
+    for f in all_figures.values():
+        for key, value in f.items():
+            if isinstance(value, int):
+                totals[key] = totals.get(key, 0) + value
+    rows = {**all_figures, **({"all": totals} if len(all_figures) > 1 else {})}
+    for site, f in rows.items():
         if "error" in f:
             table.add_row(site, f"[red]{f['error'][:90]}[/red]", *("",) * (len(columns) - 2))
             continue
@@ -222,6 +287,7 @@ def print_table(all_figures: dict[str, dict[str, Any]], half: str) -> None:
             site,
             _rate(f["correct"], f["answerable"]),
             _rate(f["direct_right"], f["direct"]),
+            _rate(f["on_screen"], f["answerable"]),
             _rate(f["answer_or_page"], f["answerable"]),
             _rate(f["pointed"], f["answerable"]),
             _rate(f["refused"], f["answerable"]),
@@ -240,12 +306,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--half", choices=["dev", "test", "fresh", "held"], default="dev")
     parser.add_argument(
         "--set",
-        choices=["sites", "owner"],
+        choices=["sites", "owner", "answerdata"],
         default="sites",
         dest="which",
-        help="owner: the questions about the owner (jarvis, timlrx and the example site)",
+        help="owner: the questions about the owner (jarvis, timlrx and the example site); "
+        "answerdata: the answer data's dev or test half, for every site it covers",
     )
-    parser.add_argument("--site", choices=(*SITES, "example"), action="append")
+    parser.add_argument("--site", action="append", help="only this site (repeat for more)")
     parser.add_argument("--show", action="store_true", help="print every answer and its grade")
     parser.add_argument("--json", action="store_true", help="one JSON object on the last line")
     parser.add_argument("--answerable-threshold", type=float)
@@ -254,6 +321,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--indexes", type=Path, help="use the prebuilt indexes DIR/<site> instead of building"
+    )
+    parser.add_argument(
+        "--questions", type=Path, help="this question set, for the one site --site names"
     )
     args = parser.parse_args(argv)
     overrides = {}
@@ -265,11 +335,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     embedder = get_embedder(settings.embedder, threads=2)
     all_figures: dict[str, dict[str, Any]] = {}
     owner = args.which == "owner"
-    for site in args.site or (OWNER_SITES if owner else SITES):
+    default = answerdata_sites() if args.which == "answerdata" else SITES
+    for site in args.site or (OWNER_SITES if owner else default):
         if site != "example" and not (DATA / "sites" / site).exists():
             console().print(f"{site}: ../shared/data/sites/{site} not found; skipped")
             continue
-        path = question_file(site, args.half, owner)
+        if args.questions is not None:
+            path: Path | None = args.questions
+        elif args.which == "answerdata":
+            if args.half not in ("dev", "test"):
+                parser.error("the answer data has dev and test halves only")
+            engine = engine_for(site, embedder, settings, args.indexes)
+            path = answerdata_file(site, args.half, engine.index.page_ids)
+        else:
+            path = question_file(site, args.half, owner)
         if path is None:
             console().print(f"{site}: no {args.half} questions; skipped")
             continue
