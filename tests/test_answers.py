@@ -13,6 +13,7 @@ from sitecite.config import Settings
 from sitecite.embed import Embedder
 from sitecite.eval.presentable import presentable, quoted_pieces
 from sitecite.generate.extractive import ExtractiveGenerator
+from sitecite.generate.pointer import CLOSEST_SAYS
 from sitecite.generate.ranker import Ranker
 from sitecite.ingest.kinds import normal_form
 from sitecite.pipeline import Engine, answer
@@ -624,3 +625,7 @@ def test_sure_answers_only_what_holds_the_kind_asked_for(site_engine: Engine) ->
     assert not next(c for c in trace.checks if c.name == "direct").passed
     assert result.citations[0].id == direct.citations[0].id
     assert result.citations[0].quotes[0] in direct.citations[0].quotes
+    # judged answerable, not surely: the reply says what the site says closest, quoted first
+    assert result.answer.startswith(f"{CLOSEST_SAYS} “{result.citations[0].quotes[0]}” [1]")
+    unknown, _ = answer(sure, "Why did Robin move the site from Hugo to Gatsby?")
+    assert not unknown.answer.startswith(CLOSEST_SAYS), "a name the site never uses is said"

@@ -208,7 +208,12 @@ class ExtractiveGenerator(Generator):
         if unsure:
             lead = proposals[0].lead
             first = {lead.section_position: lead.text}
-            return pointed(context, self.name, checks, lines={**lines, **first}, first=first)
+            # every part was judged answerable, but not surely: the reply quotes what the site
+            # says closest, rather than saying it found no answer over a line that may be one
+            likely = not composition.uncovered
+            return pointed(
+                context, self.name, checks, lines={**lines, **first}, first=first, likely=likely
+            )
         text, cited = render(composition, context.sections)
         quotes = tuple(_quoted(composition, position) for position in cited)
         return Draft(text, cited, False, self.name, checks=tuple(checks), quotes=quotes)

@@ -24,6 +24,7 @@ from sitecite.ingest.kinds import QUOTABLE
 from sitecite.types import Check, Draft, RefusalReason, Section
 
 NO_DIRECT_ANSWER = "I couldn't find a direct answer to that on the site."
+CLOSEST_SAYS = "The closest the site comes:"  # a line the reader thinks answers, but not surely
 CLOSEST = 3  # sections a pointed reply names: what a visitor reads before giving up
 
 
@@ -52,9 +53,19 @@ def pool(context: Context) -> list[Section]:
     return [*context.sections, *context.nearby]
 
 
-def pointer_text(sections: Sequence[Section], positions: Sequence[int], missing: str = "") -> str:
+def pointer_text(
+    sections: Sequence[Section], positions: Sequence[int], missing: str = "", closest: str = ""
+) -> str:
     """What a pointed reply says, whichever generator gave it: no direct answer (or what the
-    site never mentions), then the closest sections by name, numbered as cited."""
+    site never mentions), then the closest sections by name, numbered as cited. `closest` is
+    the first section's line when the reader thinks it answers, though not surely: the reply
+    then says what the site does say, quoted, before naming the other sections."""
+    if closest and positions:
+        rest = "; ".join(
+            f"{label(sections[p])} [{n}]" for n, p in enumerate(positions[1:], start=2)
+        )
+        also = f" Also close: {rest}." if rest else ""
+        return f"{CLOSEST_SAYS} “{closest}” [1]{also}"
     opening = f"The site doesn't mention {missing}." if missing else NO_DIRECT_ANSWER
     named = "; ".join(f"{label(sections[p])} [{n}]" for n, p in enumerate(positions, start=1))
     return f"{opening} The closest sections: {named}." if positions else opening
@@ -84,16 +95,19 @@ def pointed(
     missing: Sequence[str] = (),
     lines: Mapping[int, str] | None = None,
     first: Mapping[int, str] | None = None,
+    likely: bool = False,
 ) -> Draft:
     """The pointed reply: no direct answer, the closest sections cited with their closest
     line as the quote. `missing` names what the question asks about that the site never
     mentions; `lines` may give a better line per section position than nearness alone;
-    `first` the section (and line) the answerer would have quoted, shown first."""
+    `first` the section (and line) the answerer would have quoted, shown first; `likely` when
+    the reader thinks that line answers, though not surely enough to answer directly."""
     sections = pool(context)
     positions = closest_sections(sections, first=list(first or {}))
     found = [(lines or {}).get(p) or closest_line(context, p) for p in positions]
     quotes = tuple((line,) if line else () for line in found)
-    text = pointer_text(sections, positions, _joined(missing))
+    closest = found[0] if likely and first and found and not missing else ""
+    text = pointer_text(sections, positions, _joined(missing), closest)
     detail = f"pointed at {len(positions)} closest section(s)"
     return Draft(
         text,
