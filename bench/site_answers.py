@@ -278,7 +278,8 @@ def print_table(all_figures: dict[str, dict[str, Any]], half: str) -> None:
         for key, value in f.items():
             if isinstance(value, int):
                 totals[key] = totals.get(key, 0) + value
-    rows = {**all_figures, **({"all": totals} if len(all_figures) > 1 else {})}
+    measured = [f for f in all_figures.values() if "error" not in f]
+    rows = {**all_figures, **({"all": totals} if len(measured) > 1 else {})}
     for site, f in rows.items():
         if "error" in f:
             table.add_row(site, f"[red]{f['error'][:90]}[/red]", *("",) * (len(columns) - 2))
