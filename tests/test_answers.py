@@ -13,10 +13,11 @@ from sitecite.config import Settings
 from sitecite.embed import Embedder
 from sitecite.eval.presentable import presentable, quoted_pieces
 from sitecite.generate.extractive import ExtractiveGenerator
-from sitecite.generate.pointer import CLOSEST_SAYS
+from sitecite.generate.pointer import CLOSEST_SAYS, snippet
 from sitecite.generate.ranker import Ranker
 from sitecite.ingest.kinds import normal_form
 from sitecite.pipeline import Engine, answer
+from sitecite.types import Section
 
 USES = """---
 title: Uses
@@ -182,6 +183,35 @@ def test_a_name_the_site_never_uses_is_said_and_the_closest_pages_pointed_at(
     for citation in result.citations:  # each quote is a sentence of the section it cites
         section = site_engine.index.sections[site_engine.index.row_of[citation.id]]
         assert all(quote in section.sentences for quote in citation.quotes)
+
+
+def test_a_pointed_reply_shows_the_closest_line_with_its_neighbours() -> None:
+    """A page's lines: the closest, then the quotable sentence after it and the one before it,
+    each while the whole stays within the word budget, in page order; a heading is skipped and
+    a line that is no sentence of the section (a profile fact) is shown alone."""
+    sentences = (
+        "Why I left.",
+        "I spent six years at agencies and the work was fine.",
+        "In April 2021 I went independent.",
+        "Clients now come by referral.",
+    )
+    section = Section(
+        "about#why",
+        "about",
+        "About",
+        "Why",
+        "/about",
+        " ".join(sentences),
+        "h",
+        sentences,
+        kinds=("heading", "prose", "prose", "prose"),
+    )
+    assert snippet(section, sentences[1]) == sentences[1:3]  # the heading is not quoted
+    assert snippet(section, sentences[2]) == sentences[1:4]
+    assert snippet(section, sentences[2], words=16) == sentences[2:4]  # the next comes first
+    assert snippet(section, sentences[2], words=6) == sentences[2:3]
+    assert snippet(section, "city: Lisbon") == ("city: Lisbon",)
+    assert snippet(section, "") == ()
 
 
 def test_answers_quote_verbatim(site_engine: Engine, tmp_path: Path) -> None:
@@ -624,8 +654,9 @@ def test_sure_answers_only_what_holds_the_kind_asked_for(site_engine: Engine) ->
     assert result.outcome == "pointed" and result.refusal_reason == "no_direct_answer"
     assert not next(c for c in trace.checks if c.name == "direct").passed
     assert result.citations[0].id == direct.citations[0].id
-    assert result.citations[0].quotes[0] in direct.citations[0].quotes
+    assert set(result.citations[0].quotes) & set(direct.citations[0].quotes)
     # judged answerable, not surely: the reply says what the site says closest, quoted first
-    assert result.answer.startswith(f"{CLOSEST_SAYS} “{result.citations[0].quotes[0]}” [1]")
+    shown = " ".join(result.citations[0].quotes)
+    assert result.answer.startswith(f"{CLOSEST_SAYS} “{shown}” [1]")
     unknown, _ = answer(sure, "Why did Robin move the site from Hugo to Gatsby?")
     assert not unknown.answer.startswith(CLOSEST_SAYS), "a name the site never uses is said"
