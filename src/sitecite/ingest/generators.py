@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sitecite.ingest.layout import config_file, dependencies, glob_first, rules_under
-from sitecite.ingest.routes import Preset, Rule
+from sitecite.ingest.routes import DATE_TOKENS, Preset, Rule
 
 QUARTO_SOURCES = (".qmd", ".md", ".rmd", ".ipynb", ".markdown")
 
@@ -143,11 +143,7 @@ def hexo_preset(base: Path, prefix: str) -> Preset | None:
     root = "/" + str(config.get("root") or "/").strip("/")
     root = "" if root == "/" else root
     tokens = {
-        "year": "{page.year}",
-        "month": "{page.month}",
-        "day": "{page.day}",
-        "i_month": "{page.month}",
-        "i_day": "{page.day}",
+        **DATE_TOKENS,
         "title": "{title}",
         "name": "{name}",
         "post_title": "{page.title|slug}",

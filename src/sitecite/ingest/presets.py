@@ -33,7 +33,7 @@ from sitecite.ingest.layout import (
     rules_under,
 )
 from sitecite.ingest.pelican import pelican_preset
-from sitecite.ingest.routes import JEKYLL_STYLES, Preset, Router, Rule
+from sitecite.ingest.routes import DATE_TOKENS, JEKYLL_STYLES, Preset, Router, Rule
 
 
 def _nextjs_app(base: Path, prefix: str) -> Preset | None:
@@ -169,11 +169,7 @@ def _collections(config: dict[str, object]) -> dict[str, dict[str, object]]:
 
 def _jekyll_template(pattern: str) -> str:
     tokens = {
-        "year": "{page.year}",
-        "month": "{page.month}",
-        "day": "{page.day}",
-        "i_month": "{page.month}",
-        "i_day": "{page.day}",
+        **DATE_TOKENS,
         "title": "{page.slug}",
         "slug": "{page.slug|slug}",
         "categories": "{cat|lower}/{page.categories}",

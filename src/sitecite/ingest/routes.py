@@ -30,6 +30,14 @@ ARROW = "=>"
 NO_PRESET = "warning: no route preset matched"
 CANONICAL_KEYS = ("canonical", "canonicalUrl", "canonical_url")
 PAGE_FIELDS = ("year", "month", "day", "slug", "title", "categories")
+# Jekyll's permalink date tokens, which Hexo's permalinks share, as route placeholders
+DATE_TOKENS = {
+    "year": "{page.year}",
+    "month": "{page.month}",
+    "day": "{page.day}",
+    "i_month": "{page.month}",
+    "i_day": "{page.day}",
+}
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)?)((?:\|\w+)*)\}")
 _FILE_DATE = re.compile(r"(?:^|/)(\d{4})-(\d\d)-(\d\d)[-_]")
 
