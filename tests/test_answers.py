@@ -13,7 +13,7 @@ from sitecite.config import Settings
 from sitecite.embed import Embedder
 from sitecite.eval.presentable import presentable, quoted_pieces
 from sitecite.generate.extractive import ExtractiveGenerator
-from sitecite.generate.pointer import CLOSEST_SAYS, snippet
+from sitecite.generate.pointer import CLOSEST_SAYS, passage, snippet
 from sitecite.generate.ranker import Ranker
 from sitecite.ingest.kinds import normal_form
 from sitecite.pipeline import Engine, answer
@@ -186,32 +186,33 @@ def test_a_name_the_site_never_uses_is_said_and_the_closest_pages_pointed_at(
 
 
 def test_a_pointed_reply_shows_the_closest_line_with_its_neighbours() -> None:
-    """A page's lines: the closest, then the quotable sentence after it and the one before it,
-    each while the whole stays within the word budget, in page order; a heading is skipped and
-    a line that is no sentence of the section (a profile fact) is shown alone."""
+    """A page's lines: the closest, then the quotable sentence after it, the ranker's next two
+    lines and the sentence before it, each while the whole stays within the word budget, in
+    page order; a heading is skipped and a line that is no sentence of the section (a
+    profile fact) is shown alone. Shown as one passage, a gap is marked."""
     sentences = (
         "Why I left.",
         "I spent six years at agencies and the work was fine.",
         "In April 2021 I went independent.",
         "Clients now come by referral.",
+        "My rates are on the services page.",
+        "I work from Lisbon.",
     )
-    section = Section(
-        "about#why",
-        "about",
-        "About",
-        "Why",
-        "/about",
-        " ".join(sentences),
-        "h",
-        sentences,
-        kinds=("heading", "prose", "prose", "prose"),
+    kinds = ("heading", "prose", "prose", "prose", "prose", "prose")
+    text = " ".join(sentences)
+    section = Section("about#why", "about", "About", "Why", "/", text, "h", sentences, kinds=kinds)
+    assert snippet(section, [sentences[1]]) == sentences[1:3]  # the heading is not quoted
+    assert snippet(section, [sentences[2]]) == sentences[1:4]
+    assert snippet(section, [sentences[2]], words=16) == sentences[2:4]  # the next comes first
+    assert snippet(section, [sentences[2]], words=6) == sentences[2:3]
+    ranked = [sentences[2], sentences[5], sentences[4]]
+    assert snippet(section, ranked, words=18) == (sentences[2], sentences[3], sentences[5])
+    assert snippet(section, ranked) == sentences[1:]
+    assert passage(section, (sentences[2], sentences[3], sentences[5])) == (
+        f"{sentences[2]} {sentences[3]} … {sentences[5]}"
     )
-    assert snippet(section, sentences[1]) == sentences[1:3]  # the heading is not quoted
-    assert snippet(section, sentences[2]) == sentences[1:4]
-    assert snippet(section, sentences[2], words=16) == sentences[2:4]  # the next comes first
-    assert snippet(section, sentences[2], words=6) == sentences[2:3]
-    assert snippet(section, "city: Lisbon") == ("city: Lisbon",)
-    assert snippet(section, "") == ()
+    assert snippet(section, ["city: Lisbon"]) == ("city: Lisbon",)
+    assert snippet(section, []) == ()
 
 
 def test_answers_quote_verbatim(site_engine: Engine, tmp_path: Path) -> None:
@@ -656,7 +657,8 @@ def test_sure_answers_only_what_holds_the_kind_asked_for(site_engine: Engine) ->
     assert result.citations[0].id == direct.citations[0].id
     assert set(result.citations[0].quotes) & set(direct.citations[0].quotes)
     # judged answerable, not surely: the reply says what the site says closest, quoted first
-    shown = " ".join(result.citations[0].quotes)
+    section = site_engine.index.sections[site_engine.index.row_of[result.citations[0].id]]
+    shown = passage(section, result.citations[0].quotes)
     assert result.answer.startswith(f"{CLOSEST_SAYS} “{shown}” [1]")
     unknown, _ = answer(sure, "Why did Robin move the site from Hugo to Gatsby?")
     assert not unknown.answer.startswith(CLOSEST_SAYS), "a name the site never uses is said"

@@ -48,7 +48,7 @@ from sitecite.generate.follow import NEEDS as FOLLOWER_NEEDS
 from sitecite.generate.follow import default_follower
 from sitecite.generate.overview import lead_with, overview_lead, page_lead
 from sitecite.generate.owner import describes_owner, keyed_facts, owner_facts
-from sitecite.generate.pointer import best_lines, pointed
+from sitecite.generate.pointer import pointed, ranked_lines
 from sitecite.generate.ranker import Ranker, default_ranker
 from sitecite.generate.select import merge, orphaned_lead_in, passages_for, shown
 from sitecite.ingest.kinds import FACT, QUOTABLE
@@ -147,13 +147,13 @@ class ExtractiveGenerator(Generator):
         pairs: list[list[float]] = []
         names: list[str] = []
         proposals: list[Proposal] = []
-        lines: dict[int, str] = {}  # per section, its best-ranked sentence, for a pointed reply
+        lines: dict[int, list[str]] = {}  # each section's ranked sentences, for a pointed reply
         for part, vector in zip(reading.parts, vectors, strict=True):
             names = part_names(context, part.text, names)
             ranked, order = self.rank_part(context, part.text, vector, names, said, whole)
             if ranked is not None and not lines:
                 items = ranked.candidates.items
-                lines = best_lines(
+                lines = ranked_lines(
                     [c.section_position for c in items], ranked.scores, [c.text for c in items]
                 )
             if ranked is None:
@@ -211,9 +211,7 @@ class ExtractiveGenerator(Generator):
             # every part was judged answerable, but not surely: the reply quotes what the site
             # says closest, rather than saying it found no answer over a line that may be one
             likely = not composition.uncovered
-            return pointed(
-                context, self.name, checks, lines={**lines, **first}, first=first, likely=likely
-            )
+            return pointed(context, self.name, checks, lines=lines, first=first, likely=likely)
         text, cited = render(composition, context.sections)
         quotes = tuple(_quoted(composition, position) for position in cited)
         return Draft(text, cited, False, self.name, checks=tuple(checks), quotes=quotes)

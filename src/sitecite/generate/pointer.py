@@ -11,11 +11,13 @@ The closest sections are the admitted ones, one per page, led by the one the ans
 have quoted, then the closest the gate left out (`Context.nearby`), up to CLOSEST pages: a
 visitor told there is no direct answer is still owed the pages nearest the question.
 
-Each page is shown by its closest line with the sentences either side of it (`snippet`), as a
-search result shows a passage rather than a sentence: the line nearest the question often
-names its topic while the next one answers it. On the answer data's dev halves (nineteen
-sites, nothing fitted) the key facts of 950 of 2,383 answerable questions were on screen with
-the line alone and 1,233 with the snippet, and every site gained (docs/results.md).
+Each page is shown by a passage rather than a sentence, as a search result is (`snippet`):
+its closest line, then the sentence after it (the line nearest a question often names its
+topic and the next one answers it), then the ranker's next best lines of the section, then the
+sentence before, each while the whole stays within SNIPPET_WORDS words. On the answer data's
+dev halves (nineteen sites, nothing fitted) the key facts of 950 of 2,383 answerable questions
+were on screen with the line alone, 1,233 with its neighbours and 1,303 with the ranker's next
+lines as well; no site lost (docs/results.md).
 """
 
 from __future__ import annotations
@@ -95,25 +97,40 @@ def closest_line(context: Context, position: int) -> str:
     return section.sentences[best]
 
 
-def snippet(section: Section, line: str, words: int = SNIPPET_WORDS) -> tuple[str, ...]:
-    """The sentences a pointed reply shows of one section, in page order: its closest `line`
-    with the quotable sentence after it and then the one before it, each added while the whole
-    stays within `words` words (an answer often follows the sentence that names its topic).
-    A line that is not one of the section's sentences (a profile fact) is shown alone."""
+def snippet(section: Section, lines: Sequence[str], words: int = SNIPPET_WORDS) -> tuple[str, ...]:
+    """The sentences a pointed reply shows of one section, in page order. `lines` are the
+    section's candidate lines, best first: the first is shown, then the quotable sentence
+    after it, the next two of `lines`, and the quotable sentence before it, each added while
+    the whole stays within `words` words. A first line that is not one of the section's
+    sentences (a profile fact) is shown alone."""
+    line = lines[0] if lines else ""
     if not line:
         return ()
-    if line not in section.sentences:
+    sentences = section.sentences
+    if line not in sentences:
         return (line,)
-    at = section.sentences.index(line)
+    at = sentences.index(line)
     quotable = [n for n, kind in enumerate(section.sentence_kinds) if kind in QUOTABLE]
+    ranked = [sentences.index(text) for text in lines[1:] if text in sentences]
     after = [n for n in quotable if n > at][:1]
     before = [n for n in quotable if n < at][-1:]
     chosen = [at]
-    for extra in (after, before):
+    for extra in (after, *([n] for n in ranked[:2]), before):
         trial = sorted({*chosen, *extra})
-        if sum(len(section.sentences[n].split()) for n in trial) <= words:
+        if sum(len(sentences[n].split()) for n in trial) <= words:
             chosen = trial
-    return tuple(section.sentences[n] for n in chosen)
+    return tuple(sentences[n] for n in chosen)
+
+
+def passage(section: Section, shown: Sequence[str]) -> str:
+    """Shown sentences as one quoted passage: neighbours joined by a space, a gap by " … "."""
+    if not all(line in section.sentences for line in shown):
+        return " ".join(shown)
+    places = [section.sentences.index(line) for line in shown]
+    joined = shown[0] if shown else ""
+    for place, previous, line in zip(places[1:], places[:-1], shown[1:], strict=True):
+        joined += (" " if place == previous + 1 else " … ") + line
+    return joined
 
 
 def pointed(
@@ -121,21 +138,25 @@ def pointed(
     generator: str,
     checks: Sequence[Check] = (),
     missing: Sequence[str] = (),
-    lines: Mapping[int, str] | None = None,
+    lines: Mapping[int, Sequence[str]] | None = None,
     first: Mapping[int, str] | None = None,
     likely: bool = False,
 ) -> Draft:
     """The pointed reply: no direct answer, the closest sections cited with their closest
     line and its neighbours (`snippet`) as the quotes. `missing` names what the question asks
-    about that the site never mentions; `lines` may give a better line per section position
-    than nearness alone; `first` the section (and line) the answerer would have quoted, shown
-    first; `likely` when the reader thinks that line answers, though not surely enough to
-    answer directly."""
+    about that the site never mentions; `lines` may give better lines per section position
+    than nearness alone, best first (`ranked_lines`); `first` the section (and line) the
+    answerer would have quoted, shown first; `likely` when the reader thinks that line
+    answers, though not surely enough to answer directly."""
     sections = pool(context)
     positions = closest_sections(sections, first=list(first or {}))
-    found = [(lines or {}).get(p) or closest_line(context, p) for p in positions]
-    quotes = tuple(snippet(sections[p], line) for p, line in zip(positions, found, strict=True))
-    closest = " ".join(quotes[0]) if likely and first and found and not missing else ""
+    ranked = {p: list(candidates) for p, candidates in (lines or {}).items()}
+    for p, line in (first or {}).items():
+        ranked[p] = [line, *(other for other in ranked.get(p, ()) if other != line)]
+    found = [ranked.get(p) or [closest_line(context, p)] for p in positions]
+    quotes = tuple(snippet(sections[p], best) for p, best in zip(positions, found, strict=True))
+    said = passage(sections[positions[0]], quotes[0]) if positions else ""
+    closest = said if likely and first and not missing else ""
     text = pointer_text(sections, positions, _joined(missing), closest)
     detail = f"pointed at {len(positions)} closest section(s)"
     return Draft(
@@ -155,13 +176,15 @@ def _joined(names: Sequence[str]) -> str:
     return f"{', '.join(names[:-1])} or {names[-1]}"
 
 
-def best_lines(
+def ranked_lines(
     positions: Sequence[int], scores: np.ndarray, texts: Sequence[str]
-) -> dict[int, str]:
-    """The best-scored candidate sentence of each section position (candidates given as
+) -> dict[int, list[str]]:
+    """Each section position's candidate sentences, best-scored first (candidates given as
     parallel sequences of section positions, scores and texts)."""
-    best: dict[int, tuple[float, str]] = {}
+    found: dict[int, list[tuple[float, str]]] = {}
     for position, score, text in zip(positions, scores, texts, strict=True):
-        if position not in best or score > best[position][0]:
-            best[position] = (float(score), text)
-    return {position: text for position, (_, text) in best.items()}
+        found.setdefault(position, []).append((float(score), text))
+    return {
+        position: [text for _, text in sorted(scored, key=lambda pair: -pair[0])]
+        for position, scored in found.items()
+    }
