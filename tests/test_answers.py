@@ -215,6 +215,31 @@ def test_a_pointed_reply_shows_the_closest_line_with_its_neighbours() -> None:
     assert snippet(section, []) == ()
 
 
+@pytest.mark.parametrize(
+    ("question", "direct"),
+    [
+        ("When did Robin move the homelab to Proxmox?", False),
+        ("When did Robin write about the homelab?", True),
+        ("When was the homelab post last updated?", True),
+    ],
+)
+def test_a_page_date_answers_directly_only_when_the_page_was_written(
+    question: str, direct: bool
+) -> None:
+    """A page's date of publication, the lead of a ranked answer to a "when" question, is
+    said directly only when the question asks when the page was written or updated."""
+    from sitecite.generate.compose import Composition
+    from sitecite.generate.extractive import Proposal
+    from sitecite.generate.features import Candidate
+    from sitecite.ingest.kinds import PUBLISHED
+    from sitecite.question import Part
+
+    lead = Candidate(0, 0, "Homelab was published on 3 May 2021.", PUBLISHED, 0.5, 0.5)
+    proposal = Proposal("ranked", question, [], lead)
+    unsure = ExtractiveGenerator().unsure([proposal], [Part(question, "date")], Composition())
+    assert (unsure == "") is direct, unsure
+
+
 def test_answers_quote_verbatim(site_engine: Engine, tmp_path: Path) -> None:
     result, trace = answer(site_engine, "What monitor is on the desk?")
     sentences = {normal_form(s) for section in trace.context for s in section.sentences}
