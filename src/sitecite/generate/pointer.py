@@ -34,7 +34,7 @@ from sitecite.types import Check, Draft, RefusalReason, Section
 NO_DIRECT_ANSWER = "I couldn't find a direct answer to that on the site."
 CLOSEST_SAYS = "The closest the site comes:"  # a line the reader thinks answers, but not surely
 CLOSEST = 3  # sections a pointed reply names: what a visitor reads before giving up
-SNIPPET_WORDS = 60  # a page's lines in a pointed reply: the closest line and its neighbours
+SNIPPET_WORDS = 60  # at most this many words of each page a pointed reply shows (`snippet`)
 
 
 def closest_sections(
@@ -142,8 +142,8 @@ def pointed(
     first: Mapping[int, str] | None = None,
     likely: bool = False,
 ) -> Draft:
-    """The pointed reply: no direct answer, the closest sections cited with their closest
-    line and its neighbours (`snippet`) as the quotes. `missing` names what the question asks
+    """The pointed reply: no direct answer, the closest sections cited with a passage of each
+    (`snippet`) as the quotes. `missing` names what the question asks
     about that the site never mentions; `lines` may give better lines per section position
     than nearness alone, best first (`ranked_lines`); `first` the section (and line) the
     answerer would have quoted, shown first; `likely` when the reader thinks that line
