@@ -21,9 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench._common import DATA, REPO
+from bench._common import ANSWERDATA, DATA, REPO
 
-ANSWERDATA = REPO / "training" / "answerdata"
 # The site each file is about: the example site, and every shared real site (by folder name).
 SITES = {
     "example": REPO / "examples" / "site",

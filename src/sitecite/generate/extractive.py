@@ -306,16 +306,11 @@ class ExtractiveGenerator(Generator):
         for proposal in proposals:
             if proposal.strategy in SURE:
                 continue
-            if (
-                kinds.get(proposal.part)
-                and proposal.lead.kind == PUBLISHED
-                and not ABOUT_WRITING.search(proposal.part)
-            ):
+            if not kinds.get(proposal.part):
+                return f"'{proposal.part}' asks for no kind of thing an answer must hold"
+            if proposal.lead.kind == PUBLISHED and not ABOUT_WRITING.search(proposal.part):
                 # a page's date says when it was written, not when what it tells happened
                 return f"'{proposal.part}' is led by a page's date; it asks not when it was written"
-            if kinds.get(proposal.part):
-                continue
-            return f"'{proposal.part}' asks for no kind of thing an answer must hold"
         return ""
 
     def from_profile(

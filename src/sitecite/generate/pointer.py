@@ -155,8 +155,8 @@ def pointed(
         ranked[p] = [line, *(other for other in ranked.get(p, ()) if other != line)]
     found = [ranked.get(p) or [closest_line(context, p)] for p in positions]
     quotes = tuple(snippet(sections[p], best) for p, best in zip(positions, found, strict=True))
-    said = passage(sections[positions[0]], quotes[0]) if positions else ""
-    closest = said if likely and first and not missing else ""
+    says = likely and first and positions and not missing  # what the site says closest
+    closest = passage(sections[positions[0]], quotes[0]) if says else ""
     text = pointer_text(sections, positions, _joined(missing), closest)
     detail = f"pointed at {len(positions)} closest section(s)"
     return Draft(
