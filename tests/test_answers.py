@@ -216,28 +216,27 @@ def test_a_pointed_reply_shows_the_closest_line_with_its_neighbours() -> None:
 
 
 @pytest.mark.parametrize(
-    ("question", "direct"),
+    ("question", "dated"),
     [
-        ("When did Robin move the homelab to Proxmox?", False),
-        ("When did Robin write about the homelab?", True),
-        ("When was the homelab post last updated?", True),
+        ("When did Robin move the homelab to Proxmox?", True),
+        ("When did Robin write about the homelab?", False),
+        ("When was the homelab post last updated?", False),
     ],
 )
-def test_a_page_date_answers_directly_only_when_the_page_was_written(
-    question: str, direct: bool
+def test_a_page_date_leading_an_answer_is_marked_unless_the_page_was_asked_about(
+    question: str, dated: bool
 ) -> None:
-    """A page's date of publication, the lead of a ranked answer to a "when" question, is
-    said directly only when the question asks when the page was written or updated."""
-    from sitecite.generate.compose import Composition
-    from sitecite.generate.extractive import Proposal
+    """A page's date of publication leading a ranked answer to a "when" question is what the
+    direct decision reads as `lead_dated`, unless the question asks when the page was written
+    or updated."""
+    from sitecite.generate.extractive import led_by_page_date
     from sitecite.generate.features import Candidate
     from sitecite.ingest.kinds import PUBLISHED
-    from sitecite.question import Part
 
     lead = Candidate(0, 0, "Homelab was published on 3 May 2021.", PUBLISHED, 0.5, 0.5)
-    proposal = Proposal("ranked", question, [], lead)
-    unsure = ExtractiveGenerator().unsure([proposal], [Part(question, "date")], Composition())
-    assert (unsure == "") is direct, unsure
+    assert led_by_page_date(lead, question) is dated
+    prose = Candidate(0, 1, "In 2021 I moved the homelab to Proxmox.", "prose", 0.5, 0.5)
+    assert not led_by_page_date(prose, question)
 
 
 def test_answers_quote_verbatim(site_engine: Engine, tmp_path: Path) -> None:
@@ -662,28 +661,53 @@ def test_only_a_plan_is_told_apart_from_an_answer(
     assert only_planned(question, sentence) is planned
 
 
-def test_sure_answers_only_what_holds_the_kind_asked_for(site_engine: Engine) -> None:
-    """With `direct_answers = "sure"`, a question asking for a kind of thing (here a date) is
-    answered by a sentence holding it; any other question gets no direct answer, and the
-    sentence the answerer would have said leads the closest sections, quoted."""
-    sure = Engine.for_index(
-        site_engine.index,
-        site_engine.settings.model_copy(update={"direct_answers": "sure"}),
-        site_engine.embedder,
-    )
-    typed, _ = answer(sure, "When did Robin publish the post about moving from Hugo to Next.js?")
-    assert typed.outcome == "answered" and "2021" in typed.answer
+def test_the_direct_model_decides_whether_an_answer_is_given_directly(
+    site_engine: Engine,
+) -> None:
+    """With `direct_answers = "sure"`, an answer is given directly only when the direct model
+    gives it at least its threshold; otherwise the reply says what the site says closest,
+    quoting the sentence the answerer would have said first. The trace names the figures."""
+    from sitecite.generate.extractive import default_direct
+
     why = "Why did Robin move the site from Hugo to Next.js?"
     direct, _ = answer(site_engine, why)  # answered when every answer may be direct
     assert direct.outcome == "answered"
-    result, trace = answer(sure, why)
+    shipped = default_direct()
+
+    def sure(threshold: float) -> ExtractiveGenerator:
+        model = Ranker(
+            shipped.features,
+            shipped.mean,
+            shipped.scale,
+            shipped.coef,
+            shipped.intercept,
+            {**shipped.about, "threshold": threshold},
+        )
+        serving = site_engine.generator
+        assert isinstance(serving, ExtractiveGenerator)
+        return ExtractiveGenerator(
+            serving.sentence_threshold,
+            serving.max_sentences,
+            serving.coverage_threshold,
+            answerable_threshold=serving.answerable_threshold,
+            direct_answers="sure",
+            direct=model,
+        )
+
+    given, trace = answer(site_engine, why, generator=sure(0.0))
+    assert given.outcome == "answered" and given.citations[0].id == direct.citations[0].id
+    check = next(c for c in trace.checks if c.name == "direct")
+    assert check.passed and set(check.data["features"]) >= set(shipped.features)
+    result, trace = answer(site_engine, why, generator=sure(1.01))
     assert result.outcome == "pointed" and result.refusal_reason == "no_direct_answer"
-    assert not next(c for c in trace.checks if c.name == "direct").passed
+    check = next(c for c in trace.checks if c.name == "direct")
+    assert not check.passed and "below its threshold 1.01" in check.detail
     assert result.citations[0].id == direct.citations[0].id
     assert set(result.citations[0].quotes) & set(direct.citations[0].quotes)
     # judged answerable, not surely: the reply says what the site says closest, quoted first
     section = site_engine.index.sections[site_engine.index.row_of[result.citations[0].id]]
     shown = passage(section, result.citations[0].quotes)
     assert result.answer.startswith(f"{CLOSEST_SAYS} “{shown}” [1]")
-    unknown, _ = answer(sure, "Why did Robin move the site from Hugo to Gatsby?")
+    gatsby = "Why did Robin move the site from Hugo to Gatsby?"
+    unknown, _ = answer(site_engine, gatsby, generator=sure(1.01))
     assert not unknown.answer.startswith(CLOSEST_SAYS), "a name the site never uses is said"

@@ -289,17 +289,23 @@ def test_a_question_about_the_owner_is_answered_from_their_about_page(
     embedder: Embedder, settings: Settings, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """Most sites describe their owner in prose on a home or about page, not in profile data:
-    what the owner does is answered directly from there, even when only sure answers are
-    given; a question the page does not answer is pointed at it."""
-    sure = settings.model_copy(update={"direct_answers": "sure"})
+    what the owner does is answered from there, directly when every answer may be, and when
+    only sure answers are given, the page's opening is what the reply quotes first; a
+    question the page does not answer is never answered directly."""
     pages = {"about.md": ABOUT_PROSE, "notes/pipelines.md": POST}
-    engine = engine_for_pages(tmp_path_factory.mktemp("about"), pages, embedder, sure)
+    engine = engine_for_pages(tmp_path_factory.mktemp("about"), pages, embedder, settings)
     result, _ = answer(engine, "What does Mara do for a living?")
     assert result.outcome == "answered" and "Fernwood Labs" in result.answer
     assert result.citations[0].id.split("#")[0] == "about"
+    sure = Engine.for_index(
+        engine.index, settings.model_copy(update={"direct_answers": "sure"}), engine.embedder
+    )
+    closest, _ = answer(sure, "What does Mara do for a living?")
+    assert closest.citations[0].id == result.citations[0].id
+    assert any("Fernwood Labs" in quote for quote in closest.citations[0].quotes)
     retries, _ = answer(engine, "How many times does a job retry?")
     assert retries.outcome == "answered" and "three times" in retries.answer  # a count
-    why, _ = answer(engine, "Why did she choose Tromsø?")
+    why, _ = answer(sure, "Why did she choose Tromsø?")
     assert why.outcome != "answered"
     # two parts that the page's opening answers together: said once, not once per part
     both, _ = answer(engine, "What's Mara's job, and which company does she work for?")

@@ -22,8 +22,8 @@ import numpy as np
 
 from bench._common import CACHE, question_context
 from training import train_ranker
-from training._answerdata import fitting_setup, load, site_engine
-from training._ranker_data import FITTED_SITES, collect, dev_questions
+from training._answerdata import fitting_setup, site_engine
+from training._ranker_data import collect, dev_questions, fitted_items
 
 SITES = train_ranker.SITES
 
@@ -56,8 +56,7 @@ def questions() -> list[tuple[str, str, str, bool, list[list[str]]]]:
     """(site, origin, question, answerable, must_contain) of the answer data and the dev halves."""
     found = [
         (i.site, "answerdata", i.question, i.answerable, i.must_contain)
-        for i in load()
-        if i.site in FITTED_SITES  # the shipped models' sites (training/_ranker_data.py)
+        for i in fitted_items()  # every site's answer data, dev halves (training/_ranker_data.py)
     ]
     for site, origin, q in dev_questions():
         if q.expect == "answer" or q.category == "abstention":

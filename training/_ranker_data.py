@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from bench._common import CACHE, DATA, REPO, require
+from bench._common import CACHE, DATA, REPO, answerdata_half, require
 from training._answerdata import (
     Item,
     fitting_setup,
@@ -38,8 +38,9 @@ from training._answerdata import (
 
 K = 8
 QUESTIONS = REPO / "bench" / "questions"
-REAL_SITES = ("jarvis", "timlrx")
-FITTED_SITES = (*REAL_SITES, "example")  # whose answer data the shipped models are fitted on
+REAL_SITES = ("jarvis", "timlrx")  # the real sites with question sets in bench/questions
+# whose answer data the shipped models are fitted on (its dev halves): every site it covers
+FITTED_SITES = tuple(sorted({item.site for item in load()}))
 
 
 @dataclass
@@ -206,12 +207,18 @@ def squad_groups(embedder: Any, settings: Any) -> list[Group]:
     return groups
 
 
+def fitted_items() -> list[Item]:
+    """The answer data the models are fitted on: every site's dev half (the test halves are
+    `bench.site_answers --set answerdata --half test`'s)."""
+    return [item for item in load() if answerdata_half(item.site, item.question) == "dev"]
+
+
 def collect(reuse: bool) -> tuple[list[Group], dict[str, Any]]:
     """Every group (answer data, dev halves, SQuAD) and the gold-sentence mapping counts, or the
     previous run's with `reuse` when the features have not changed since."""
     from sitecite.generate.features import FEATURES
 
-    version = hashlib.sha256(" ".join(FEATURES).encode()).hexdigest()[:12]
+    version = hashlib.sha256(" ".join((*FEATURES, *FITTED_SITES)).encode()).hexdigest()[:12]
     saved = CACHE / "ranker" / f"groups-{version}.pickle"
     if reuse and saved.exists():
         try:
@@ -220,9 +227,7 @@ def collect(reuse: bool) -> tuple[list[Group], dict[str, Any]]:
             pass  # written by an older layout of these modules: collect again
     settings, embedder = fitting_setup()
     engines = {site: site_engine(site, embedder, settings) for site in FITTED_SITES}
-    # the sites the shipped ranker was fitted on; the other sites' answer data is the reader's
-    # (training/train_reader.py), and a refit on it is measured there first
-    items = [item for item in load() if item.site in engines]
+    items = fitted_items()
     groups = answerdata_groups(engines, items)
     groups += dev_groups(engines)
     groups += squad_groups(embedder, settings)
@@ -232,4 +237,4 @@ def collect(reuse: bool) -> tuple[list[Group], dict[str, Any]]:
     return result
 
 
-__all__ = ["DATA", "Group", "collect"]
+__all__ = ["DATA", "Group", "collect", "fitted_items"]

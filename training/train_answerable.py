@@ -239,10 +239,7 @@ def run(found: list[Decision], write: bool) -> dict[str, Any]:
     return result
 
 
-TRAINED_ON = (
-    "answer data (training/answerdata), dev halves of jarvis, timlrx and of the owner questions "
-    "(jarvis, timlrx, example)"
-)
+TRAINED_ON = train_ranker.TRAINED_ON
 
 
 def print_tables(result: dict[str, Any]) -> None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sitecite.generate import answer_types as asked
 from sitecite.generate.answer_types import ASKS_PLANS, OWN_PLAN, question_type
 from sitecite.generate.answerable import (
     NEEDS,
@@ -49,7 +50,7 @@ from sitecite.generate.follow import default_follower
 from sitecite.generate.overview import lead_with, overview_lead, page_lead
 from sitecite.generate.owner import describes_owner, keyed_facts, owner_facts
 from sitecite.generate.pointer import pointed, ranked_lines
-from sitecite.generate.ranker import Ranker, default_ranker
+from sitecite.generate.ranker import Ranker, default_ranker, shipped_model
 from sitecite.generate.select import merge, orphaned_lead_in, passages_for, shown
 from sitecite.ingest.kinds import FACT, PUBLISHED, QUOTABLE
 from sitecite.question import ROLE, SITE, WHO, Part, Reading, proper_names
@@ -79,21 +80,34 @@ class Proposal:
 
 
 STRATEGIES = ("profile", "overview", "ranked")  # tried in this order for each part
-# answers given directly whatever they ask: profile facts, a page's summary, and the ranked
-# answer to a question about the owner when it comes from a page that describes the owner
-SURE = ("profile", "overview", "about")
-# a question about when a page was written, which its date of publication answers (on the answer
-# data's dev halves a page's date led 14 direct answers: the one asking when a page was updated
-# was right; the 6 others and the 7 near misses asked when what the page tells happened)
+# a question about when a page was written, which its date of publication answers; a page's
+# date leading the answer to anything else is a feature of the direct decision ("lead_dated")
 ABOUT_WRITING = re.compile(
     r"\b(?:publish|post|wr[io]te|written|writing|update|blog|article|essay)\w*", re.IGNORECASE
+)
+# the lead sentence's candidate features the direct decision reads beside its own
+LEAD_COLUMNS = (
+    *("idf_overlap", "context_idf", "heading_idf", "type_match", "names_in_sentence"),
+    *("summary", "fact", "item", "row", "first_person", "length", "topicality"),
+)
+ASKED_TYPES = (  # question_type's answers but "what", the rest
+    *(asked.COUNT, asked.WHEN, asked.WHERE, asked.WHO, asked.WHY, asked.HOW, asked.STEPS),
+    *(asked.WHICH, asked.YESNO),
 )
 # what the decision to answer directly reads (decision_features, answer_features)
 DIRECT_FEATURES = (
     *("profile", "overview", "answerable", "lead_score", "margin", "lead_cosine"),
-    *("lead_coverage", "lead_expected", "asks_kind", "section_rank", "why_how"),
+    *("lead_coverage", "lead_expected", "asks_kind", "section_rank", "lead_dated"),
+    *(f"lead_{name}" for name in LEAD_COLUMNS),
+    *(f"asks_{name}" for name in ASKED_TYPES),
     "parts_answered",
 )
+DIRECT_WEIGHTS = "answer_direct.json"
+
+
+def default_direct() -> Ranker:
+    """The direct-answer model shipped with sitecite (training/train_direct.py)."""
+    return shipped_model(DIRECT_WEIGHTS, DIRECT_FEATURES)
 
 
 class ExtractiveGenerator(Generator):
@@ -112,9 +126,12 @@ class ExtractiveGenerator(Generator):
         answerable_threshold: float | None = None,
         overview: bool = True,
         direct_answers: str = "sure",
+        direct: Ranker | None = None,
     ) -> None:
         self.overview = overview  # a question about a whole page is led by its summary
-        self.direct_answers = direct_answers  # "sure": only SURE strategies answer directly
+        # "sure": answer directly when the direct model is sure (`unsure`); "any": always
+        self.direct_answers = direct_answers
+        self.direct = direct  # the direct-answer model; None: the shipped one, read when used
         self.sentence_threshold = sentence_threshold
         self.coverage_threshold = coverage_threshold
         self.max_sentences = max_sentences
@@ -125,7 +142,7 @@ class ExtractiveGenerator(Generator):
             self.answerability.threshold if answerable_threshold is None else answerable_threshold
         )
         # the features the three models read, computed once per candidate
-        wanted = {*self.ranker.features, *NEEDS, *FOLLOWER_NEEDS}
+        wanted = {*self.ranker.features, *NEEDS, *FOLLOWER_NEEDS, *LEAD_COLUMNS}
         self.features = tuple(name for name in FEATURES if name in wanted)
 
     def generate(self, context: Context) -> Draft:
@@ -208,10 +225,9 @@ class ExtractiveGenerator(Generator):
         if not found:
             return pointed(context, self.name, checks, lines=lines)
         decision = answer_features(proposals, len(parts))
-        unsure = self.unsure(proposals, reading.parts, composition)
-        detail = unsure or "every part answered surely"
-        checks.append(Check("direct", not unsure, detail, {"features": decision}))
-        if unsure:
+        sure, detail = self.direct_decision(decision, len(parts), composition)
+        checks.append(Check("direct", sure, detail, {"features": decision}))
+        if not sure:
             lead = proposals[0].lead
             first = {lead.section_position: lead.text}
             # every part was judged answerable, but not surely: the reply quotes what the site
@@ -288,30 +304,24 @@ class ExtractiveGenerator(Generator):
         features = decision_features(ranked, ranked.eligible[0], part, strategy, probability)
         return Proposal(strategy, part.text, chosen, lead_item, features=features)
 
-    def unsure(
-        self, proposals: list[Proposal], parts: Sequence[Part], composition: Composition
-    ) -> str:
-        """Why the answer is not given directly ("" when it is): with `direct_answers` "sure",
-        every part must be answered, each by a SURE strategy, or by ranked sentences holding
-        the kind of thing it asks for (a date for "when", a number for "how many", an amount
-        for "how much"). Which sentence answers an untyped question ("why", "how", "what
-        does he think of") cannot be told from one that is only about it: across six real
-        sites, such answers were right about a third of the time, whatever the model's
-        probability; typed ones nine times in ten."""
+    def direct_decision(
+        self, features: dict[str, float], parts: int, composition: Composition
+    ) -> tuple[bool, str]:
+        """Whether the answer is given directly, and why: with `direct_answers` "sure", every
+        part must be answered and the direct model (a logistic regression over the weakest
+        part's decision features, `features`; training/train_direct.py) must give the answer
+        at least its threshold, chosen with whole sites left out so that few unanswerable
+        questions are answered directly."""
         if self.direct_answers == "any":
-            return ""
+            return True, "every answer is given directly (direct_answers = any)"
         if composition.uncovered:
-            return f"{len(composition.uncovered)} of {len(parts)} part(s) not answered"
-        kinds = {part.text: part.kind for part in parts}
-        for proposal in proposals:
-            if proposal.strategy in SURE:
-                continue
-            if not kinds.get(proposal.part):
-                return f"'{proposal.part}' asks for no kind of thing an answer must hold"
-            if proposal.lead.kind == PUBLISHED and not ABOUT_WRITING.search(proposal.part):
-                # a page's date says when it was written, not when what it tells happened
-                return f"'{proposal.part}' is led by a page's date; it asks not when it was written"
-        return ""
+            return False, f"{len(composition.uncovered)} of {parts} part(s) not answered"
+        model = self.direct or default_direct()
+        row = np.array([[features[name] for name in model.features]])
+        probability = float(model.probability(row)[0])
+        verdict = "at least" if probability >= model.threshold else "below"
+        detail = f"the direct-answer model gives {probability:.2f}, {verdict} its threshold"
+        return probability >= model.threshold, f"{detail} {model.threshold:.2f}"
 
     def from_profile(
         self, context: Context, part: Part, ranked: Ranked, order: list[int]
@@ -531,6 +541,7 @@ def decision_features(
     eligible = list(ranked.eligible)
     others = [i for i in eligible if i != lead]
     score = float(ranked.scores[lead])
+    wants = question_type(part.text)
     return {
         "profile": float(strategy in ("profile", "about")),
         "overview": float(strategy == "overview"),
@@ -542,8 +553,17 @@ def decision_features(
         "lead_expected": float(expected_column(found)[lead]),
         "asks_kind": float(bool(part.kind)),
         "section_rank": 1.0 / (1.0 + found.items[lead].section_position),
-        "why_how": float(question_type(part.text) in ("why", "how")),
+        "lead_dated": float(led_by_page_date(found.items[lead], part.text)),
+        **{f"lead_{name}": float(found.column(name)[lead]) for name in LEAD_COLUMNS},
+        **{f"asks_{name}": float(wants == name) for name in ASKED_TYPES},
     }
+
+
+def led_by_page_date(lead: Candidate, part: str) -> bool:
+    """Whether the lead is a page's date of publication and the part asks anything but when
+    the page was written: then the date says when it was written, not when what it tells
+    happened (on the answer data's dev halves, 13 of 14 such direct answers were wrong)."""
+    return lead.kind == PUBLISHED and not ABOUT_WRITING.search(part)
 
 
 def answer_features(proposals: Sequence[Proposal], parts: int) -> dict[str, float]:

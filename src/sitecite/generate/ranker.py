@@ -97,7 +97,7 @@ class Ranker:
             raise SiteciteError(
                 f"{source}: the ranker uses features this version does not compute "
                 f"({', '.join(unknown) or 'none listed'}); refit it with "
-                f"`python bench/{_TRAINERS.get(Path(source).name, 'train_ranker.py')} --write`"
+                f"`python -m training.{_TRAINERS.get(Path(source).name, 'train_ranker')} --write`"
             )
         mean, scale, coef = (
             np.asarray(data[k], dtype=np.float64) for k in ("mean", "scale", "coef")
@@ -127,6 +127,7 @@ def load_ranker(path: str | Path, known: Sequence[str] = FEATURES) -> Ranker:
 
 # Which benchmark fits which shipped model (named in the error for an outdated model).
 _TRAINERS = {
-    "answerable.json": "train_answerable.py",
-    "answer_follower.json": "train_answerable.py",
+    "answerable.json": "train_answerable",
+    "answer_follower.json": "train_answerable",
+    "answer_direct.json": "train_direct",
 }
