@@ -31,7 +31,7 @@ def test_weights_for_features_this_version_lacks_are_refused(tmp_path: Path) -> 
     data["features"] = ["cosine", "telepathy", *data["features"][2:]]
     path = tmp_path / "ranker.json"
     path.write_text(json.dumps(data))
-    with pytest.raises(SiteciteError, match="telepathy.*bench/train_ranker.py"):
+    with pytest.raises(SiteciteError, match="telepathy.*training.train_ranker --write"):
         load_ranker(path)
 
 
@@ -67,7 +67,7 @@ def test_an_outdated_answerability_model_names_its_trainer(tmp_path: Path) -> No
     data["features"] = ["hunch", *data["features"][1:]]
     path = tmp_path / "answerable.json"
     path.write_text(json.dumps(data))
-    with pytest.raises(SiteciteError, match="hunch.*bench/train_answerable.py"):
+    with pytest.raises(SiteciteError, match="hunch.*training.train_answerable --write"):
         load_ranker(path, ANSWERABLE_FEATURES)
 
 

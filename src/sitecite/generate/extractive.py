@@ -89,6 +89,7 @@ ABOUT_WRITING = re.compile(
 LEAD_COLUMNS = (
     *("idf_overlap", "context_idf", "heading_idf", "type_match", "names_in_sentence"),
     *("summary", "fact", "item", "row", "first_person", "length", "topicality"),
+    *("question_mark", "restates", "novelty", "new_detail", "lead_in"),  # what it adds
 )
 ASKED_TYPES = (  # question_type's answers but "what", the rest
     *(asked.COUNT, asked.WHEN, asked.WHERE, asked.WHO, asked.WHY, asked.HOW, asked.STEPS),
