@@ -36,6 +36,28 @@ def answerdata_half(site: str, question: str) -> str:
     return "dev" if digest[0] % 2 == 0 else "test"
 
 
+def answerdata_rows(paths: Sequence[Path] | None = None) -> list[tuple[str, int, dict[str, Any]]]:
+    """Every line of the answer-data files (all of training/answerdata by default) as (file
+    stem, line number, row); blank lines are skipped, a line that is no JSON object raises
+    with its file and line. The one reader of the files: the bench's question sets and the
+    fits' items are both made from it."""
+    import json
+
+    found = []
+    for path in paths or sorted(ANSWERDATA.glob("*.jsonl")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path.name}:{number}: not JSON ({exc.msg})") from None
+            if not isinstance(row, dict):
+                raise ValueError(f"{path.name}:{number}: not a JSON object")
+            found.append((path.stem, number, row))
+    return found
+
+
 def site_copy(site: str, target: Path) -> Path:
     """A copy of a shared real site without its question sets, as an owner's folder holds it."""
     import shutil

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench._common import ANSWERDATA, CACHE, DATA, REPO, answerdata_half, console
+from bench._common import CACHE, DATA, REPO, answerdata_half, answerdata_rows, console
 
 SITES = ("jarvis", "timlrx", "shazow", "benbalter", "lengstorf", "alanaktion")
 QUESTIONS = REPO / "bench" / "questions"
@@ -163,12 +163,7 @@ QUESTION_FILES = ("questions-*.json", "answer-keys.json")  # the reader's, not t
 
 def answerdata_sites() -> list[str]:
     """The sites the answer data (training/answerdata/*.jsonl) asks about."""
-    found: set[str] = set()
-    for path in ANSWERDATA.glob("*.jsonl"):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                found.add(json.loads(line)["site"])
-    return sorted(found)
+    return sorted({row["site"] for _, _, row in answerdata_rows()})
 
 
 def answerdata_file(site: str, half: str, pages: frozenset[str]) -> Path:
@@ -177,25 +172,23 @@ def answerdata_file(site: str, half: str, pages: frozenset[str]) -> Path:
     `must_contain`; a near miss is an `abstention` one. Questions about a page the index does
     not hold are left out (their gold sentences could not be found either)."""
     questions = []
-    for path in sorted(ANSWERDATA.glob("*.jsonl")):
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            row = json.loads(line) if line.strip() else {}
-            if row.get("site") != site or answerdata_half(site, row["question"]) != half:
-                continue
-            if row["page"] not in pages:
-                continue
-            answerable = bool(row["answerable"])
-            questions.append(
-                {
-                    "id": f"{path.stem}:{number}",
-                    "question": row["question"],
-                    "category": "grounding" if answerable else "abstention",
-                    "expect": "answer" if answerable else "refuse",
-                    "expected_sources": [row["page"]] if answerable else [],
-                    "allowed_sources": [] if answerable else [row["page"]],
-                    "must_contain": row.get("must_contain", []) if answerable else [],
-                }
-            )
+    for stem, number, row in answerdata_rows():
+        if row.get("site") != site or answerdata_half(site, row["question"]) != half:
+            continue
+        if row["page"] not in pages:
+            continue
+        answerable = bool(row["answerable"])
+        questions.append(
+            {
+                "id": f"{stem}:{number}",
+                "question": row["question"],
+                "category": "grounding" if answerable else "abstention",
+                "expect": "answer" if answerable else "refuse",
+                "expected_sources": [row["page"]] if answerable else [],
+                "allowed_sources": [] if answerable else [row["page"]],
+                "must_contain": row.get("must_contain", []) if answerable else [],
+            }
+        )
     data = {"name": f"{site} answer data, {half} half", "questions": questions}
     out = CACHE / "questions" / f"answerdata-{site}-{half}.json"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -14,14 +14,13 @@ What is left is unmapped.
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench._common import ANSWERDATA, DATA, REPO
+from bench._common import DATA, REPO, answerdata_rows
 
 # The site each file is about: the example site, and every shared real site (by folder name).
 SITES = {
@@ -56,26 +55,22 @@ class Item:
 def load(paths: list[Path] | None = None) -> list[Item]:
     """Every line of the answer-data files (all of training/answerdata by default)."""
     items = []
-    for path in paths or sorted(ANSWERDATA.glob("*.jsonl")):
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            row = json.loads(line)
-            if row["site"] not in SITES:
-                raise ValueError(f"{path.name}:{number}: unknown site {row['site']!r}")
-            groups = [g if isinstance(g, list) else [g] for g in row.get("must_contain", [])]
-            items.append(
-                Item(
-                    row["site"],
-                    row["page"],
-                    row["question"],
-                    bool(row["answerable"]),
-                    list(row.get("answer_sentences", [])),
-                    groups,
-                    row.get("type", "other"),
-                    f"{path.stem}:{number}",
-                )
+    for stem, number, row in answerdata_rows(paths):
+        if row["site"] not in SITES:
+            raise ValueError(f"{stem}.jsonl:{number}: unknown site {row['site']!r}")
+        groups = [g if isinstance(g, list) else [g] for g in row.get("must_contain", [])]
+        items.append(
+            Item(
+                row["site"],
+                row["page"],
+                row["question"],
+                bool(row["answerable"]),
+                list(row.get("answer_sentences", [])),
+                groups,
+                row.get("type", "other"),
+                f"{stem}:{number}",
             )
+        )
     return items
 
 
