@@ -130,7 +130,7 @@ class ExtractiveGenerator(Generator):
         direct: Ranker | None = None,
     ) -> None:
         self.overview = overview  # a question about a whole page is led by its summary
-        # "sure": answer directly when the direct model is sure (`unsure`); "any": always
+        # "sure": answer directly when the direct model is sure (`direct_decision`); "any": always
         self.direct_answers = direct_answers
         self.direct = direct  # the direct-answer model; None: the shipped one, read when used
         self.sentence_threshold = sentence_threshold
@@ -142,7 +142,8 @@ class ExtractiveGenerator(Generator):
         self.answerable_threshold = (
             self.answerability.threshold if answerable_threshold is None else answerable_threshold
         )
-        # the features the three models read, computed once per candidate
+        # the candidate features the models read (ranker, answerability, follower, direct),
+        # computed once per candidate
         wanted = {*self.ranker.features, *NEEDS, *FOLLOWER_NEEDS, *LEAD_COLUMNS}
         self.features = tuple(name for name in FEATURES if name in wanted)
 
@@ -317,6 +318,8 @@ class ExtractiveGenerator(Generator):
             return True, "every answer is given directly (direct_answers = any)"
         if composition.uncovered:
             return False, f"{len(composition.uncovered)} of {parts} part(s) not answered"
+        if not features:
+            return False, "no part's answer has decision features"
         model = self.direct or default_direct()
         row = np.array([[features[name] for name in model.features]])
         probability = float(model.probability(row)[0])
