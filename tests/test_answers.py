@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -675,14 +676,7 @@ def test_the_direct_model_decides_whether_an_answer_is_given_directly(
     shipped = default_direct()
 
     def sure(threshold: float) -> ExtractiveGenerator:
-        model = Ranker(
-            shipped.features,
-            shipped.mean,
-            shipped.scale,
-            shipped.coef,
-            shipped.intercept,
-            {**shipped.about, "threshold": threshold},
-        )
+        model = dataclasses.replace(shipped, about={**shipped.about, "threshold": threshold})
         serving = site_engine.generator
         assert isinstance(serving, ExtractiveGenerator)
         return ExtractiveGenerator(

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from bench._common import CACHE, DATA, REPO, answerdata_half, require
+from bench.site_answers import answerdata_sites
 from training._answerdata import (
     Item,
     fitting_setup,
@@ -40,7 +41,7 @@ K = 8
 QUESTIONS = REPO / "bench" / "questions"
 REAL_SITES = ("jarvis", "timlrx")  # the real sites with question sets in bench/questions
 # whose answer data the shipped models are fitted on (its dev halves): every site it covers
-FITTED_SITES = tuple(sorted({item.site for item in load()}))
+FITTED_SITES = tuple(answerdata_sites())
 
 
 @dataclass

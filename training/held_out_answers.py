@@ -39,10 +39,9 @@ def held_out_site(
 
     settings, embedder = fitting_setup()
     engine = site_engine(site, embedder, settings)
-    generator = train_direct.held_out_generator(site, engine, groups, found)
     direct = train_direct.fit([r for r in rows if r.site != site], DIRECT_FEATURES)
     direct.about["threshold"] = default_direct().threshold
-    generator.direct, generator.direct_answers = direct, "sure"
+    generator = train_direct.held_out_generator(site, engine, groups, found, direct)
     path = answerdata_file(site, half, engine.index.page_ids) if answerdata else None
     path = path or question_file(site, half)
     if path is None:

@@ -57,15 +57,31 @@ def answerability_data(found: Sequence[Decision]) -> tuple[list[Decision], np.nd
     return kept, np.array([d.answerable for d in kept], dtype=int)
 
 
+def fit_answerability(found: Sequence[Decision]) -> Any:
+    """The answerability model fitted on these questions' rows (`answerability_data`)."""
+    from sitecite.generate.answerable import ANSWERABLE_FEATURES
+
+    train, labels = answerability_data(found)
+    return fit_logistic(np.vstack([d.row for d in train]), labels, ANSWERABLE_FEATURES)
+
+
+def fit_follower(found: Sequence[Decision]) -> Any:
+    """The follower fitted on these questions' candidate followers: positive when one brings
+    in a key fact the lead lacks."""
+    from sitecite.generate.follow import FOLLOW_FEATURES
+
+    usable = [d for d in found if _followable(d)]
+    x = np.vstack([d.pool_rows for d in usable])
+    y = np.concatenate([np.array(d.pool_gain) > 0 for d in usable]).astype(int)
+    return fit_logistic(x, y, FOLLOW_FEATURES)
+
+
 def answerability_loso(found: Sequence[Decision]) -> dict[int, float]:
     """Each answered-to-this-point question's probability, from a model fitted on the other
     sites (keyed by position in `found`)."""
-    from sitecite.generate.answerable import ANSWERABLE_FEATURES
-
     probabilities: dict[int, float] = {}
     for site in SITES:
-        train, labels = answerability_data([d for d in found if d.site != site])
-        model = fit_logistic(np.vstack([d.row for d in train]), labels, ANSWERABLE_FEATURES)
+        model = fit_answerability([d for d in found if d.site != site])
         for n, d in enumerate(found):
             rows = [d.row] if d.row is not None else d.part_rows
             if d.site == site and rows:
@@ -130,14 +146,9 @@ def abstention_point(found: Sequence[Decision], probabilities: dict[int, float])
 
 def follower_loso(found: Sequence[Decision]) -> dict[int, np.ndarray]:
     """Each question's follower probabilities, from a model fitted on the other sites."""
-    from sitecite.generate.follow import FOLLOW_FEATURES
-
     probabilities: dict[int, np.ndarray] = {}
     for site in SITES:
-        train = [d for d in found if d.site != site and _followable(d)]
-        x = np.vstack([d.pool_rows for d in train])
-        y = np.concatenate([np.array(d.pool_gain) > 0 for d in train]).astype(int)
-        model = fit_logistic(x, y, FOLLOW_FEATURES)
+        model = fit_follower([d for d in found if d.site != site])
         for n, d in enumerate(found):
             if d.site == site and _followable(d):
                 probabilities[n] = model.probability(d.pool_rows)
@@ -200,8 +211,6 @@ def figures(
 
 
 def run(found: list[Decision], write: bool) -> dict[str, Any]:
-    from sitecite.generate.answerable import ANSWERABLE_FEATURES
-    from sitecite.generate.follow import FOLLOW_FEATURES
 
     answer_p = answerability_loso(found)
     follow_p = follower_loso(found)
@@ -224,14 +233,10 @@ def run(found: list[Decision], write: bool) -> dict[str, Any]:
         ),
     }
     if write:
-        train, labels = answerability_data(found)
-        model = fit_logistic(np.vstack([d.row for d in train]), labels, ANSWERABLE_FEATURES)
+        model = fit_answerability(found)
         model.about.update(threshold=threshold, refuse=REFUSE, trained_on=TRAINED_ON)
         (DATA_DIR / "answerable.json").write_text(json.dumps(model.to_json(), indent=1) + "\n")
-        usable = [d for d in found if _followable(d)]
-        x = np.vstack([d.pool_rows for d in usable])
-        y = np.concatenate([np.array(d.pool_gain) > 0 for d in usable]).astype(int)
-        follower = fit_logistic(x, y, FOLLOW_FEATURES)
+        follower = fit_follower(found)
         follower.about.update(threshold=follow_threshold, trained_on=TRAINED_ON)
         (DATA_DIR / "answer_follower.json").write_text(
             json.dumps(follower.to_json(), indent=1) + "\n"

@@ -72,26 +72,21 @@ def question_sets(site: str, pages: frozenset[str]) -> list[Path]:
     return [p for p in found if p is not None and p.exists()]
 
 
-def held_out_generator(site: str, engine: Any, groups: list[Any], found: list[Any]) -> Any:
+def held_out_generator(
+    site: str, engine: Any, groups: list[Any], found: list[Any], direct: Any = None
+) -> Any:
     """The extractive generator as serving makes it, but with the ranker, answerability model
-    and follower fitted on the other sites, answering every question it can."""
-    from sitecite.generate.answerable import ANSWERABLE_FEATURES, default_answerability
+    and follower fitted on the other sites; it answers every question it can directly, or,
+    given a `direct` model, only those that model is sure of."""
+    from sitecite.generate.answerable import default_answerability
     from sitecite.generate.extractive import ExtractiveGenerator
-    from sitecite.generate.follow import FOLLOW_FEATURES, default_follower
+    from sitecite.generate.follow import default_follower
 
+    others = [d for d in found if d.site != site]
     ranker = train_ranker.fit(
         [g for g in groups if g.site != site], train_ranker.FEATURE_SETS[train_ranker.CHOSEN]
     )
-    train, labels = train_answerable.answerability_data([d for d in found if d.site != site])
-    answerability = train_answerable.fit_logistic(
-        np.vstack([d.row for d in train]), labels, ANSWERABLE_FEATURES
-    )
-    usable = [d for d in found if d.site != site and train_answerable._followable(d)]
-    follower = train_answerable.fit_logistic(
-        np.vstack([d.pool_rows for d in usable]),
-        np.concatenate([np.array(d.pool_gain) > 0 for d in usable]).astype(int),
-        FOLLOW_FEATURES,
-    )
+    follower = train_answerable.fit_follower(others)
     follower.about["threshold"] = default_follower().threshold  # chosen over held-out sites
     shipped = engine.generator
     return ExtractiveGenerator(
@@ -99,10 +94,11 @@ def held_out_generator(site: str, engine: Any, groups: list[Any], found: list[An
         shipped.max_sentences,
         shipped.coverage_threshold,
         ranker=ranker,
-        answerability=answerability,
+        answerability=train_answerable.fit_answerability(others),
         follower=follower,
         answerable_threshold=default_answerability().threshold,
-        direct_answers="any",
+        direct_answers="any" if direct is None else "sure",
+        direct=direct,
     )
 
 
