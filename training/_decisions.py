@@ -24,6 +24,7 @@ from bench._common import CACHE, question_context
 from training import train_ranker
 from training._answerdata import fitting_setup, site_engine
 from training._ranker_data import collect, dev_questions, fitted_items
+from training._reader_data import fold_reader
 
 SITES = train_ranker.SITES
 
@@ -161,6 +162,7 @@ def decisions(reuse: bool) -> list[Decision]:
             ranker=ranker,
             answerability=placeholder(ANSWERABLE_FEATURES),
             follower=placeholder(FOLLOW_FEATURES),
+            reader=fold_reader(site),
         )
         engine = site_engine(site, embedder, settings)
         for where, origin, question, answerable, must in asked:

@@ -36,6 +36,7 @@ from training._answerdata import (
     mapping_counts,
     site_engine,
 )
+from training._reader_data import fold_reader, readers_version
 
 K = 8
 QUESTIONS = REPO / "bench" / "questions"
@@ -102,15 +103,17 @@ def group_for(
     answerable: bool,
     positive: Callable[[Any, int, str], bool],
     must_contain: list[list[str]] | None = None,
+    reader: Any = None,
 ) -> Group:
     """Features and labels of one question; `positive(section, number, text)` says what answers
-    it. `where` is (site, origin, key)."""
+    it. `where` is (site, origin, key); `reader` reads the candidates (the "reader" column)."""
     from sitecite.generate.extractive import unknown_names
     from sitecite.generate.features import candidate_kinds, candidates_and_features
 
     context, admitted = context_for(engine, question)
     kinds = candidate_kinds(question)
-    found = candidates_and_features(context, context.query_vector, question, kinds)
+    read = reader.read_for(question) if reader is not None else None
+    found = candidates_and_features(context, context.query_vector, question, kinds, read=read)
     candidates, matrix = found.items, found.matrix
     labels = np.array(
         [
@@ -140,8 +143,11 @@ def answerdata_groups(engines: dict[str, Any], items: list[Item]) -> list[Group]
             return (section.id, number) in gold
 
         where = (item.site, "answerdata", item.key)
+        reader = fold_reader(item.site)
         groups.append(
-            group_for(engine, where, item.question, item.answerable, positive, item.must_contain)
+            group_for(
+                engine, where, item.question, item.answerable, positive, item.must_contain, reader
+            )
         )
     return groups
 
@@ -164,7 +170,15 @@ def dev_groups(engines: dict[str, Any]) -> list[Group]:
 
         where = (site, origin, q.id)
         groups.append(
-            group_for(engines[site], where, q.question, answerable, positive, q.must_contain)
+            group_for(
+                engines[site],
+                where,
+                q.question,
+                answerable,
+                positive,
+                q.must_contain,
+                fold_reader(site),
+            )
         )
     return groups
 
@@ -187,6 +201,7 @@ def dev_questions() -> list[tuple[str, str, Any]]:
 
 def squad_groups(embedder: Any, settings: Any) -> list[Group]:
     from bench import eval_squad2 as squad
+    from sitecite.generate.reader import default_reader
     from sitecite.index.build import write_index
     from sitecite.index.store import load_index
     from sitecite.pipeline import Engine
@@ -195,6 +210,7 @@ def squad_groups(embedder: Any, settings: Any) -> list[Group]:
     index_dir = CACHE / "ranker" / "squad2"
     write_index(squad.sections_of(rows), index_dir, embedder)
     engine = Engine.for_index(load_index(index_dir, embedder.id), settings, embedder)
+    reader = default_reader()  # fitted on no SQuAD question
     groups = []
     for row in rows:
         answers = [a.lower() for a in row["answers"]]
@@ -204,7 +220,9 @@ def squad_groups(embedder: Any, settings: Any) -> list[Group]:
             return section.page_id == pid and any(x in text.lower() for x in a)
 
         where = ("squad", "squad", f"{row['title']}/{row['paragraph_index']}")
-        groups.append(group_for(engine, where, row["question"], bool(answers), positive))
+        groups.append(
+            group_for(engine, where, row["question"], bool(answers), positive, reader=reader)
+        )
     return groups
 
 
@@ -219,7 +237,8 @@ def collect(reuse: bool) -> tuple[list[Group], dict[str, Any]]:
     previous run's with `reuse` when the features have not changed since."""
     from sitecite.generate.features import FEATURES
 
-    version = hashlib.sha256(" ".join((*FEATURES, *FITTED_SITES)).encode()).hexdigest()[:12]
+    names = " ".join((*FEATURES, *FITTED_SITES, readers_version()))
+    version = hashlib.sha256(names.encode()).hexdigest()[:12]
     saved = CACHE / "ranker" / f"groups-{version}.pickle"
     if reuse and saved.exists():
         try:

@@ -28,6 +28,35 @@ from bench._common import CACHE
 from training._answerdata import Item, fitting_setup, load, map_item, mapping_counts, site_engine
 
 K = 8
+FOLDS = CACHE / "reader" / "folds"  # each site's reader, fitted without it (train_reader)
+
+
+def fold_reader(site: str) -> Any:
+    """The reader fitted on the other sites' dev halves (`train_reader --write` writes them):
+    what a site's candidates are read with wherever a fit learns from them, so that the models
+    downstream learn how far to trust the reader on a site it never read."""
+    from sitecite.generate.reader import load_reader
+
+    folder = FOLDS / site
+    if not (folder / "card.json").is_file():
+        raise SystemExit(
+            f"{folder}: no reader fitted without {site}; run python -m training.train_reader "
+            "--write first"
+        )
+    return load_reader(str(folder))
+
+
+def readers_version() -> str:
+    """A hash of every fold reader's and the shipped reader's weights: cached features made
+    with other readers are stale."""
+    from sitecite.generate.reader import reader_folder
+
+    digest = hashlib.sha256()
+    for folder in [*sorted(p for p in FOLDS.glob("*") if p.is_dir()), reader_folder()]:
+        for name in ("card.json", "layers.npz"):
+            if (folder / name).is_file():
+                digest.update((folder / name).read_bytes())
+    return digest.hexdigest()[:12]
 
 
 @dataclass

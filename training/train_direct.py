@@ -45,6 +45,7 @@ from bench._common import CACHE, REPO, console
 from bench.site_answers import OWNER_SITES, SITES, answerdata_file, grade, question_file
 from training import train_answerable, train_ranker
 from training._answerdata import fitting_setup, site_engine
+from training._reader_data import fold_reader, readers_version
 
 NEAR_MISSES = 0.04  # of the unanswerable questions asked, at most this share answered directly
 C = 0.3  # inverse regularisation strength
@@ -99,6 +100,7 @@ def held_out_generator(
         answerable_threshold=default_answerability().threshold,
         direct_answers="any" if direct is None else "sure",
         direct=direct,
+        reader=fold_reader(site),
     )
 
 
@@ -141,7 +143,8 @@ def collect(reuse: bool) -> tuple[list[Row], int]:
     from training._ranker_data import FITTED_SITES
     from training._ranker_data import collect as ranker_groups
 
-    version = hashlib.sha256(" ".join((*DIRECT_FEATURES, *FITTED_SITES)).encode()).hexdigest()
+    names = " ".join((*DIRECT_FEATURES, *FITTED_SITES, readers_version()))
+    version = hashlib.sha256(names.encode()).hexdigest()
     saved = CACHE / "direct" / f"rows-{version[:12]}.pickle"
     if reuse and saved.exists():
         kept = pickle.loads(saved.read_bytes())

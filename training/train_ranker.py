@@ -66,8 +66,10 @@ FEATURE_SETS: dict[str, tuple[str, ...] | None] = {
     "+ expected answer type": (*CLOSENESS, *ADDS, *EXPECTED),
     "+ section, position, neighbours, kind": (*CLOSENESS, *ADDS, *EXPECTED, *STRUCTURE),
     "every feature": None,
+    "the reader alone": ("reader",),
+    "+ the reader (generate/reader.py)": (*CLOSENESS, *ADDS, *EXPECTED, "reader"),
 }
-CHOSEN = "+ expected answer type"
+CHOSEN = "+ the reader (generate/reader.py)"
 
 
 def columns(names: Sequence[str] | None) -> tuple[tuple[str, ...], list[int]]:

@@ -29,13 +29,13 @@ import argparse
 import json
 import pickle
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 import numpy as np
 
-from bench._common import CACHE, answerdata_half
-from training._reader_data import Question, collect, mapping
+from bench._common import CACHE, REPO, answerdata_half
+from training._reader_data import FOLDS, Question, collect, mapping
 from training._reader_fit import (
     Encoded,
     FitConfig,
@@ -47,6 +47,41 @@ from training._reader_fit import (
 )
 
 THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9)
+SHIPPED = REPO / "src" / "sitecite" / "data" / "reader"
+SHIPPED_CONFIG = FitConfig(trainable_layers=2, epochs=2, batch=32, lr=1e-4)
+
+
+def save_tower(
+    tower: Tower, folder: Any, sites: list[str], config: FitConfig, seconds: float
+) -> None:
+    """The fitted layers (fp16, named as the bundled graph's initializers) and the card the
+    runtime reads (generate/reader.py)."""
+    from sitecite.embed.bundled import MINILM_ID
+    from sitecite.generate.reader import CARD_VERSION
+
+    folder.mkdir(parents=True, exist_ok=True)
+    weights = {
+        f"encoder.layer.{tower.frozen_layers + n}.{name}": value.detach().numpy().astype(np.float16)
+        for n, layer in enumerate(tower.layers)
+        for name, value in layer.state_dict().items()
+    }
+    with (folder / "layers.npz").open("wb") as handle:
+        np.savez(handle, **dict(sorted(weights.items())))
+    card = {
+        "version": CARD_VERSION,
+        "base_model": MINILM_ID,
+        "null": round(float(tower.null), 6),
+        "bundled_weight": round(float(tower.base_weight), 6),
+        "about": {
+            "what": "the reader's question tower: the bundled all-MiniLM-L6-v2 with its top "
+            "layers fitted so that a question lies near the sentences that answer it",
+            "command": "python -m training.train_reader --write",
+            "fitted_on": f"the dev halves of the answer data of {', '.join(sites)}",
+            "config": asdict(config),
+            "seconds": round(seconds),
+        },
+    }
+    (folder / "card.json").write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
 
 
 def half(question: Question) -> str:
@@ -187,12 +222,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--config", default="{}", help="FitConfig fields as JSON")
     parser.add_argument("--json", action="store_true", help="one JSON object on the last line")
+    parser.add_argument(
+        "--write", action="store_true", help=f"also fit every dev half and write {SHIPPED}"
+    )
     args = parser.parse_args(argv)
     started = time.time()
     torch_threads(args.threads)
     from sitecite.embed.bundled import bundled_minilm_path
 
-    config = FitConfig(**json.loads(args.config))
+    config = replace(SHIPPED_CONFIG, **json.loads(args.config))
     items: list[Any] = []
     data, indexes = collect(args.site, mapped=items)
     sites = sorted(data)
@@ -212,9 +250,26 @@ def main(argv: list[str] | None = None) -> int:
     }
     preds: dict[str, np.ndarray] = {}
     nulls: dict[str, float] = {}
+    dev = {i for i, q in enumerate(questions) if half(q) == "dev"}
+    if args.write:  # the shipped tower: every site's dev half
+        mark = time.time()
+        train = sorted(dev)
+        sub = Encoded([encoded.hidden[i] for i in train], [encoded.masks[i] for i in train])
+        tower = fit(
+            model,
+            sub,
+            [questions[i] for i in train],
+            vectors,
+            config,
+            log=lambda *a: None,
+            base_vectors=base_q[train],
+        )
+        save_tower(tower, SHIPPED, sites, config, time.time() - mark)
+        print(f"wrote {SHIPPED} (fitted on {len(train)} questions in {time.time() - mark:.0f} s)")
     for site in sites:
         mark = time.time()
-        train = [i for i, q in enumerate(questions) if q.site != site]
+        # the other sites' dev halves: what the shipped models of that fold read
+        train = [i for i, q in enumerate(questions) if q.site != site and i in dev]
         held = [i for i, q in enumerate(questions) if q.site == site]
         sub = Encoded([encoded.hidden[i] for i in train], [encoded.masks[i] for i in train])
         tower = fit(
@@ -228,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         preds.update(scored(tower, encoded, held, questions, vectors, base_q))
         nulls[site] = float(tower.null)
+        others = [s for s in sites if s != site]
+        save_tower(tower, FOLDS / site, others, config, time.time() - mark)
         print(f"fold {site}: fitted on {len(train)} questions in {time.time() - mark:.0f} s")
     ranker = ranker_scores(questions)
     picks = {"reader": preds, "cosine": cosine, "ranker": ranker}

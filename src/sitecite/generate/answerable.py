@@ -41,6 +41,7 @@ ANSWERABLE_FEATURES = (
     "eligible",
     "lead_names",
     "lead_planned",
+    "lead_reader",
 )
 EXPECTED = (
     *("number_for_count", "date_for_when", "place_for_where", "name_for_which"),
@@ -53,6 +54,7 @@ NEEDS = (
     "names_in_section",
     "asked_noun",
     "planned",
+    "reader",
 )
 TOP = 3  # how many of the best sentences may hold the kind of thing asked for
 
@@ -96,6 +98,7 @@ def answerable_row(ranked: Ranked) -> np.ndarray:
         "eligible": math.log1p(len(ranked.eligible)),
         "lead_names": found.column("names_in_section")[lead],
         "lead_planned": found.column("planned")[lead],
+        "lead_reader": found.column("reader")[lead],
     }
     return np.array([float(values[name]) for name in ANSWERABLE_FEATURES])
 

@@ -51,6 +51,7 @@ from sitecite.generate.overview import lead_with, overview_lead, page_lead
 from sitecite.generate.owner import describes_owner, keyed_facts, owner_facts
 from sitecite.generate.pointer import pointed, ranked_lines
 from sitecite.generate.ranker import Ranker, default_ranker, shipped_model
+from sitecite.generate.reader import Reader, default_reader
 from sitecite.generate.select import merge, orphaned_lead_in, passages_for, shown
 from sitecite.ingest.kinds import FACT, PUBLISHED, QUOTABLE
 from sitecite.question import ROLE, SITE, WHO, Part, Reading, proper_names
@@ -90,6 +91,7 @@ LEAD_COLUMNS = (
     *("idf_overlap", "context_idf", "heading_idf", "type_match", "names_in_sentence"),
     *("summary", "fact", "item", "row", "first_person", "length", "topicality"),
     *("question_mark", "restates", "novelty", "new_detail", "lead_in"),  # what it adds
+    "reader",  # how the reader (generate/reader.py) reads it
 )
 ASKED_TYPES = (  # question_type's answers but "what", the rest
     *(asked.COUNT, asked.WHEN, asked.WHERE, asked.WHO, asked.WHY, asked.HOW, asked.STEPS),
@@ -128,6 +130,7 @@ class ExtractiveGenerator(Generator):
         overview: bool = True,
         direct_answers: str = "sure",
         direct: Ranker | None = None,
+        reader: Reader | None = None,
     ) -> None:
         self.overview = overview  # a question about a whole page is led by its summary
         # "sure": answer directly when the direct model is sure (`direct_decision`); "any": always
@@ -146,6 +149,8 @@ class ExtractiveGenerator(Generator):
         # computed once per candidate
         wanted = {*self.ranker.features, *NEEDS, *FOLLOWER_NEEDS, *LEAD_COLUMNS}
         self.features = tuple(name for name in FEATURES if name in wanted)
+        # the reader (generate/reader.py), when a model reads its column; None: the shipped one
+        self.reader = reader if reader is not None or "reader" not in wanted else default_reader()
 
     def generate(self, context: Context) -> Draft:
         reading = context.read()
@@ -372,7 +377,13 @@ class ExtractiveGenerator(Generator):
         that mentions the part's names, not said already); None when the part asks for a kind
         of thing (a phone number, a count of X) that no candidate holds. Also every candidate
         holding that kind of thing, best first."""
-        found = candidates_and_features(context, vector, part, candidate_kinds(part), self.features)
+        read = (
+            self.reader.read_for(part)
+            if self.reader is not None and self.reader.reads(context.embedder.id)
+            else None
+        )
+        kinds = candidate_kinds(part)
+        found = candidates_and_features(context, vector, part, kinds, self.features, read)
         scores = self.ranker.scores(found.matrix, found.names)
         order = [int(i) for i in np.argsort(-scores, kind="stable")]
         kind = context.answer_kind if whole else answer_kind(part)

@@ -13,7 +13,7 @@ read some of the same columns.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +37,9 @@ from sitecite.text import stem, words
 from sitecite.tokens import content_stems
 from sitecite.types import Section
 
+# the reader's readings of sentences, from their vectors and their cosines with the question
+Read = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
 FEATURES = (
     # how close it is to the question
     "cosine",
@@ -46,6 +49,7 @@ FEATURES = (
     "context_idf",
     "topicality",
     "asked_noun",
+    "reader",  # the reader's reading (generate/reader.py): a model trained here
     # where it stands
     "section_cosine",
     "section_rank",
@@ -157,9 +161,12 @@ def candidates_and_features(
     question: str,
     kinds: frozenset[str],
     names: Sequence[str] = FEATURES,
+    read: Read | None = None,
 ) -> Candidates:
     """Every sentence of the admitted sections whose kind is in `kinds`, and a row of the named
-    features for each (only those are computed: serving asks for the models' few)."""
+    features for each (only those are computed: serving asks for the models' few). `read`
+    gives the reader's readings of sentences from their vectors and their cosines with
+    `vector` (generate/reader.py); without it the "reader" column is 0."""
     asked = read_question(context, question, "asked_noun" in names)
     coverage = WordCoverage(context, asked.focus)
     wanted = frozenset(names)
@@ -174,6 +181,11 @@ def candidates_and_features(
             continue
         sentence_vectors = context.index.sentence_vectors[span.start : span.stop]
         cosines = sentence_vectors @ vector
+        readings = (
+            read(sentence_vectors, cosines)
+            if read is not None and "reader" in wanted
+            else np.zeros(len(cosines))
+        )
         where = _section_features(asked, section, wanted, float(section_cosines[position]))
         where["section_rank"] = 1.0 / (1.0 + position)
         if "topicality" in wanted:
@@ -197,6 +209,7 @@ def candidates_and_features(
             values = sentence_features(asked, text, kind, terms[number], number, wanted)
             values.update(where, cosine=cosine, coverage=covered)
             values["context_idf"] = _idf_share(asked, terms[number] | where["heading_terms"])
+            values["reader"] = float(readings[number])
             if "topicality" in wanted:
                 values["topicality"] = float(topical[number])
             if nouns is not None:

@@ -73,7 +73,8 @@ def passages_for(
         steps = _steps_around(section, lead)
         if len(steps) > 1:
             intro = _introduction(section, lead.sentence_position)
-            return [Passage(lead.section_position, intro, tuple(steps))]
+            as_steps = Passage(lead.section_position, intro, tuple(steps))
+            return [as_steps, *command_for(ranked, question, steps)]
     chosen = followers(ranked, follower, min(room, 2 if asks_for_many(question) else 1))
     # lead with the answer: a sentence holding the kind of thing asked for (the name for "who",
     # the number for "how many") goes before one that does not
@@ -81,15 +82,23 @@ def passages_for(
     order = [ranked.eligible[0], *chosen]
     if not keep_lead:
         order.sort(key=lambda i: -holds[i])
-    if _RUN.search(question) and all(items[i].kind != CODE for i in order):
-        # "how do I run it?": the command the site gives goes with what the lead says
-        order += [i for i in ranked.eligible if items[i].kind == CODE][:1]
-    return merge(
-        [
-            Passage(items[i].section_position, (said_as(items[i].text, items[i].kind),))
-            for i in order
-        ]
-    )
+    shown = [
+        Passage(items[i].section_position, (said_as(items[i].text, items[i].kind),)) for i in order
+    ]
+    return merge([*shown, *command_for(ranked, question, [items[i].text for i in order])])
+
+
+def command_for(ranked: Ranked, question: str, said: Sequence[str]) -> list[Passage]:
+    """ "How do I run it?": the best command the site gives goes with what the answer says,
+    when the answer holds none (whatever the lead: a sentence, a list)."""
+    items = ranked.candidates.items
+    if not _RUN.search(question):
+        return []
+    codes = [i for i in ranked.eligible if items[i].kind == CODE]
+    if not codes or any(items[i].text in said for i in codes):
+        return []
+    best = items[codes[0]]
+    return [Passage(best.section_position, (said_as(best.text, best.kind),))]
 
 
 def orphaned_lead_in(section: Section, position: int) -> bool:

@@ -1,0 +1,90 @@
+"""The reader (generate/reader.py): a question tower trained here, run on onnxruntime with the
+bundled model's graph and its own fitted layers, read by the answer models as one column."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sitecite.embed.base import Embedder
+from sitecite.errors import EmbedError
+from sitecite.generate.features import FEATURES
+from sitecite.generate.ranker import default_ranker
+from sitecite.generate.reader import Reader, default_reader, reader_folder
+from sitecite.pipeline import Engine, answer
+
+
+def shipped() -> Reader:
+    reader = default_reader()
+    assert reader is not None, "the package ships a reader (training.train_reader --write)"
+    return reader
+
+
+def test_the_reader_runs_its_fitted_layers_not_the_bundled_ones(embedder: Embedder) -> None:
+    reader = shipped()
+    question = "Why did she go freelance?"
+    vector = reader.question_vector(question)
+    bundled = embedder.embed_query(question)
+    assert vector.shape == bundled.shape and abs(float(np.linalg.norm(vector)) - 1.0) < 1e-5
+    # the same model underneath, its top layers fitted: near the bundled vector, not on it
+    assert 0.5 < float(vector @ bundled) < 0.995
+    assert reader.reads(embedder.id) and not reader.reads("hashing")
+
+
+def test_the_reader_reads_an_answer_above_a_sentence_that_only_shares_its_topic(
+    embedder: Embedder,
+) -> None:
+    reader = shipped()
+    cases = [
+        (
+            "Why did she go freelance?",
+            "She went freelance in 2021 because she wanted to choose her own projects.",
+            "Freelance work is a topic she writes about often on this blog.",
+        ),
+        (
+            "How many people use the app?",
+            "The app now has about 40,000 weekly users.",
+            "The app is one of the projects I'm proudest of.",
+        ),
+    ]
+    for question, answers, about in cases:
+        sentences = embedder.embed([answers, about])
+        bundled = sentences @ embedder.embed_query(question)
+        scores = reader.scores(reader.question_vector(question), sentences, bundled)
+        assert scores[0] > scores[1], (question, scores)
+
+
+def test_the_shipped_models_read_the_readers_column(engine: Engine) -> None:
+    assert "reader" in FEATURES and "reader" in default_ranker().features
+    result, trace = answer(engine, "How many warehouses does Quayline run?")
+    assert result.outcome == "answered"
+    check = next(c for c in trace.checks if c.name == "direct")
+    assert check.data["features"]["lead_reader"] != 0.0  # read, not left at 0
+
+
+def copy_of_shipped(tmp_path: Path) -> Path:
+    folder = tmp_path / "reader"
+    shutil.copytree(reader_folder(), folder)
+    return folder
+
+
+def test_a_card_of_another_version_says_how_to_refit(tmp_path: Path) -> None:
+    folder = copy_of_shipped(tmp_path)
+    card = json.loads((folder / "card.json").read_text())
+    (folder / "card.json").write_text(json.dumps({**card, "version": 99}))
+    with pytest.raises(EmbedError, match=r"card.json: reader card version 99.*train_reader"):
+        Reader(folder)
+    (folder / "card.json").write_text(json.dumps({"version": 1, "base_model": "x"}))
+    with pytest.raises(EmbedError, match=r"card.json: not a reader card"):
+        Reader(folder)
+
+
+def test_unreadable_weights_name_the_file(tmp_path: Path) -> None:
+    folder = copy_of_shipped(tmp_path)
+    (folder / "layers.npz").write_bytes(b"not a numpy archive")
+    with pytest.raises(EmbedError, match=r"layers.npz"):
+        Reader(folder)
