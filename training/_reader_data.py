@@ -49,13 +49,14 @@ def fold_reader(site: str) -> Any:
 def readers_version() -> str:
     """A hash of every fold reader's and the shipped reader's weights: cached features made
     with other readers are stale."""
-    from sitecite.generate.reader import reader_folder
+    from sitecite.generate.reader import ReaderCard, reader_folder
 
     digest = hashlib.sha256()
     for folder in [*sorted(p for p in FOLDS.glob("*") if p.is_dir()), reader_folder()]:
-        for name in ("card.json", "layers.npz"):
-            if (folder / name).is_file():
-                digest.update((folder / name).read_bytes())
+        if (folder / "card.json").is_file():
+            card = ReaderCard.read(folder / "card.json")
+            digest.update(f"{card.null} {card.bundled_weight}".encode())
+            digest.update((folder / "layers.npz").read_bytes())
     return digest.hexdigest()[:12]
 
 

@@ -1,26 +1,29 @@
-"""Fit a reader (a question tower of the bundled MiniLM) with each site left out, and measure it
-against the bundled model's cosine and today's answer-sentence ranker on the same candidates.
+"""Fit the reader (a question tower of the bundled MiniLM, generate/reader.py) and measure it with
+each site left out, against the bundled model's cosine and the shipped answer-sentence ranker on
+the same candidates.
 
-    python -m training.train_reader [--site S ...] [--threads N] [--config JSON] [--json]
+    python -m training.train_reader [--write] [--site S ...] [--threads N] [--config JSON] [--json]
 
 1. The answer data (training/answerdata/*.jsonl: visitors' questions about one page each of
    eighteen real sites and the example site, with the sentences that answer them, or none) is
    read as serving reads it: each question's candidates are the quotable sentences of the top
    eight sections `pipeline.retrieve_for_answer` finds (training/_reader_data.py).
 2. Each site's questions are split into a dev and a test half by a hash of the question
-   (`bench._common.answerdata_half`).
-3. Leave one site out, for every site: the question tower is fitted on the other sites'
-   questions (training/_reader_fit.py) and scores the left-out site's candidates.
-4. Today's ranker (`generate/ranker.py`, fitted on jarvis, timlrx and the example site) scores
-   the same candidates, and so does the bundled model's cosine.
-5. Per site and half: how often the first pick among the admitted candidates is a gold
-   sentence, for the three; and for the reader, the calibration of its probability (fitted on
-   the other sites' dev halves) and the share of its first picks that are right above each
-   threshold: what a direct answer from it would be worth.
+   (`bench._common.answerdata_half`); only dev halves are fitted on.
+3. `--write`: the reader fitted on every site's dev half is written to src/sitecite/data/reader/
+   (the shipped one; `SHIPPED_CONFIG`).
+4. Leave one site out, for every site: the question tower is fitted on the other sites' dev
+   halves (training/_reader_fit.py), written to .sitecite/bench/reader/folds/<site>/ (the
+   reader every fit downstream reads that site's candidates with), and scores the left-out
+   site's candidates.
+5. The shipped ranker (generate/ranker.py, which reads the reader's column, here each site's
+   fold reader's) scores the same candidates, and so does the bundled model's cosine.
+6. Per site and half: how often the first pick among the admitted candidates is a gold
+   sentence, for the three; and for the reader, the calibration of its reading (fitted on the
+   other sites' dev halves) and the share of its first picks that are right above each
+   threshold.
 
-No model is shipped from here: with whole sites left out the reader does not beat today's
-ranker (docs/history.md, "A reader trained here"), and the answer path keeps the ranker. This
-is the harness the next attempt starts from. Seeded; torch runs only here.
+Seeded; torch runs only here.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from bench._common import CACHE, REPO, answerdata_half
-from training._reader_data import FOLDS, Question, collect, mapping
+from training._reader_data import FOLDS, Question, collect, fold_reader, mapping
 from training._reader_fit import (
     Encoded,
     FitConfig,
@@ -51,9 +54,7 @@ SHIPPED = REPO / "src" / "sitecite" / "data" / "reader"
 SHIPPED_CONFIG = FitConfig(trainable_layers=2, epochs=2, batch=32, lr=1e-4)
 
 
-def save_tower(
-    tower: Tower, folder: Any, sites: list[str], config: FitConfig, seconds: float
-) -> None:
+def save_tower(tower: Tower, folder: Any, sites: list[str], config: FitConfig) -> None:
     """The fitted layers (fp16, named as the bundled graph's initializers) and the card the
     runtime reads (generate/reader.py)."""
     from sitecite.embed.bundled import MINILM_ID
@@ -70,15 +71,14 @@ def save_tower(
     card = {
         "version": CARD_VERSION,
         "base_model": MINILM_ID,
-        "null": round(float(tower.null), 6),
-        "bundled_weight": round(float(tower.base_weight), 6),
+        "null": round(float(tower.null.detach()), 6),
+        "bundled_weight": round(float(tower.base_weight.detach()), 6),
         "about": {
             "what": "the reader's question tower: the bundled all-MiniLM-L6-v2 with its top "
             "layers fitted so that a question lies near the sentences that answer it",
             "command": "python -m training.train_reader --write",
             "fitted_on": f"the dev halves of the answer data of {', '.join(sites)}",
             "config": asdict(config),
-            "seconds": round(seconds),
         },
     }
     (folder / "card.json").write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
@@ -144,7 +144,8 @@ def ranker_scores(questions: list[Question]) -> dict[str, np.ndarray]:
             engines[q.site] = site_engine(q.site, embedder, settings)
         context, _ = context_for(engines[q.site], q.question)
         kinds = candidate_kinds(q.question)
-        found = candidates_and_features(context, context.query_vector, q.question, kinds)
+        read = fold_reader(q.site).read_for(q.question)  # the reader fitted without the site
+        found = candidates_and_features(context, context.query_vector, q.question, kinds, read=read)
         scores = ranker.scores(found.matrix, found.names)
         places = {
             (context.sections[c.section_position].id, c.sentence_position): float(score)
@@ -264,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
             log=lambda *a: None,
             base_vectors=base_q[train],
         )
-        save_tower(tower, SHIPPED, sites, config, time.time() - mark)
+        save_tower(tower, SHIPPED, sites, config)
         print(f"wrote {SHIPPED} (fitted on {len(train)} questions in {time.time() - mark:.0f} s)")
     for site in sites:
         mark = time.time()
@@ -282,9 +283,9 @@ def main(argv: list[str] | None = None) -> int:
             base_vectors=base_q[train],
         )
         preds.update(scored(tower, encoded, held, questions, vectors, base_q))
-        nulls[site] = float(tower.null)
-        others = [s for s in sites if s != site]
-        save_tower(tower, FOLDS / site, others, config, time.time() - mark)
+        nulls[site] = float(tower.null.detach())
+        if args.write:  # the fold readers the fits downstream read (a trial leaves them be)
+            save_tower(tower, FOLDS / site, [s for s in sites if s != site], config)
         print(f"fold {site}: fitted on {len(train)} questions in {time.time() - mark:.0f} s")
     ranker = ranker_scores(questions)
     picks = {"reader": preds, "cosine": cosine, "ranker": ranker}
