@@ -8,6 +8,7 @@ directory (and other dot folders) are ignored even when they sit inside the fold
 
 from __future__ import annotations
 
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -46,9 +47,35 @@ def watch_folder(
 ) -> None:
     """Call `rebuild(changed paths)` after each debounced batch of changes, until stopped
     (Ctrl-C, or `stop` set). A failed rebuild is reported and watching goes on."""
+    out = out or sys.stderr
+    if stop is not None or threading.current_thread() is not threading.main_thread():
+        _watch(folder, index_dir, debounce_ms, rebuild, out, stop)
+        return
+    # Ctrl-C (or SIGTERM) sets an event the watcher polls, rather than raising wherever the
+    # signal lands: a rebuild under way finishes (its index swapped in whole) and the watch
+    # ends within READY_TIMEOUT_MS. A KeyboardInterrupt raised inside the watcher's native
+    # loop could leave the process running.
+    stopping = threading.Event()
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    for sig in previous:
+        signal.signal(sig, lambda *_: stopping.set())
+    try:
+        _watch(folder, index_dir, debounce_ms, rebuild, out, stopping)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _watch(
+    folder: str | Path,
+    index_dir: str | Path,
+    debounce_ms: int,
+    rebuild: Callable[[set[str]], object],
+    out: TextIO,
+    stop: threading.Event | None,
+) -> None:
     from watchfiles import watch
 
-    out = out or sys.stderr
     announced = False
     for changes in watch(
         folder,
