@@ -252,11 +252,11 @@ def main(argv: list[str] | None = None) -> int:
     preds: dict[str, np.ndarray] = {}
     nulls: dict[str, float] = {}
     dev = {i for i, q in enumerate(questions) if half(q) == "dev"}
-    if args.write:  # the shipped tower: every site's dev half
-        mark = time.time()
-        train = sorted(dev)
+
+    def fitted_on(train: list[int]) -> Tower:
+        """The tower fitted on the questions `train` (positions in `questions`)."""
         sub = Encoded([encoded.hidden[i] for i in train], [encoded.masks[i] for i in train])
-        tower = fit(
+        return fit(
             model,
             sub,
             [questions[i] for i in train],
@@ -265,23 +265,18 @@ def main(argv: list[str] | None = None) -> int:
             log=lambda *a: None,
             base_vectors=base_q[train],
         )
-        save_tower(tower, SHIPPED, sites, config)
+
+    if args.write:  # the shipped tower: every site's dev half
+        mark = time.time()
+        train = sorted(dev)
+        save_tower(fitted_on(train), SHIPPED, sites, config)
         print(f"wrote {SHIPPED} (fitted on {len(train)} questions in {time.time() - mark:.0f} s)")
     for site in sites:
         mark = time.time()
         # the other sites' dev halves: what the shipped models of that fold read
         train = [i for i, q in enumerate(questions) if q.site != site and i in dev]
         held = [i for i, q in enumerate(questions) if q.site == site]
-        sub = Encoded([encoded.hidden[i] for i in train], [encoded.masks[i] for i in train])
-        tower = fit(
-            model,
-            sub,
-            [questions[i] for i in train],
-            vectors,
-            config,
-            log=lambda *a: None,
-            base_vectors=base_q[train],
-        )
+        tower = fitted_on(train)
         preds.update(scored(tower, encoded, held, questions, vectors, base_q))
         nulls[site] = float(tower.null.detach())
         if args.write:  # the fold readers the fits downstream read (a trial leaves them be)

@@ -11,7 +11,7 @@ model against 3.4 ms for the graph torch.onnx.export made of the same weights.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -29,9 +29,18 @@ MAX_BATCH_TOKENS = 4096  # padded word pieces per model call while indexing
 
 
 class OnnxEmbedder(Embedder):
-    """A local sentence-transformers BERT directory run on onnxruntime at `threads` threads."""
+    """A local sentence-transformers BERT directory run on onnxruntime at `threads` threads;
+    `replaced` (onnxruntime values by the graph's initializer names) takes the place of those
+    weights of the model (the reader's fitted layers: generate/reader.py)."""
 
-    def __init__(self, model_dir: Path, model_id: str, threads: int = 1, batch_size: int = 32):
+    def __init__(
+        self,
+        model_dir: Path,
+        model_id: str,
+        threads: int = 1,
+        batch_size: int = 32,
+        replaced: Mapping[str, Any] | None = None,
+    ):
         self.id = model_id
         self.batch_size = batch_size
         config = BertConfig.read(model_dir)
@@ -40,7 +49,8 @@ class OnnxEmbedder(Embedder):
         self.model_dir = model_dir
         self.tokenizer = tokenizer_of(model_dir, config.max_tokens)
         self.pad_id = self.tokenizer.token_to_id("[PAD]") or 0
-        self.session = _session(model_dir, config, threads)
+        self._replaced = dict(replaced or {})  # alive as long as the session that reads them
+        self.session = _session(model_dir, config, threads, self._replaced)
 
     def embed_batch(self, texts: list[str]) -> np.ndarray:
         encoded = (
@@ -134,10 +144,12 @@ def session_options(model_dir: Path, threads: int) -> Any:
     return options
 
 
-def _session(model_dir: Path, config: BertConfig, threads: int) -> Any:
+def _session(model_dir: Path, config: BertConfig, threads: int, replaced: Mapping[str, Any]) -> Any:
     import onnxruntime
 
     options = session_options(model_dir, threads)
+    if replaced:
+        options.add_external_initializers(list(replaced), list(replaced.values()))
     model = graph_bytes(model_dir, config)
     try:
         return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])

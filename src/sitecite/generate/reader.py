@@ -24,7 +24,6 @@ sentence vectors only: with any other embedder the column is 0 for every candida
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -34,7 +33,6 @@ from typing import Any
 
 import numpy as np
 
-from sitecite.embed.base import normalise
 from sitecite.errors import EmbedError
 
 CARD_VERSION = 1
@@ -74,33 +72,22 @@ class ReaderCard:
 
 
 class Reader:
-    """A fitted question tower on onnxruntime (one session, `threads` threads)."""
+    """A fitted question tower: the bundled model on onnxruntime with the fitted layers in place
+    of its own (an `OnnxEmbedder`, `threads` threads)."""
 
     def __init__(self, folder: Path, threads: int = 1) -> None:
-        import onnxruntime
-
-        from sitecite.embed.bert_graph import BertConfig
-        from sitecite.embed.bundled import bundled_minilm_path
-        from sitecite.embed.graphs import graph_bytes
-        from sitecite.embed.onnx import session_options, tokenizer_of
+        from sitecite.embed.bundled import MINILM_ID, bundled_minilm_path
+        from sitecite.embed.onnx import OnnxEmbedder
 
         self.folder = folder
         self.card = ReaderCard.read(folder / "card.json")
-        model_dir = bundled_minilm_path()
-        config = BertConfig.read(model_dir)
-        self.tokenizer = tokenizer_of(model_dir, config.max_tokens)
-        self.pad_id = self.tokenizer.token_to_id("[PAD]") or 0
-        options = session_options(model_dir, threads)
-        self._values = fitted_layers(folder / "layers.npz")  # alive as long as the session
-        names = list(self._values)
-        options.add_external_initializers(names, [self._values[n] for n in names])
+        replaced = fitted_layers(folder / "layers.npz")
         try:
-            self.session = onnxruntime.InferenceSession(
-                graph_bytes(model_dir, config), options, providers=["CPUExecutionProvider"]
+            self.tower = OnnxEmbedder(
+                bundled_minilm_path(), f"{MINILM_ID} reader", threads, replaced=replaced
             )
-        except Exception as exc:  # noqa: BLE001 - onnxruntime's errors have no common base
-            raise EmbedError(f"onnxruntime cannot run the reader in {folder}: {exc}") from exc
-        self._lock = threading.Lock()
+        except EmbedError as exc:
+            raise EmbedError(f"the reader in {folder}: {exc}") from exc
 
     def reads(self, model_id: str) -> bool:
         """Whether the reader reads sentence vectors made by the embedder `model_id`."""
@@ -110,14 +97,7 @@ class Reader:
 
     def question_vector(self, question: str) -> np.ndarray:
         """The reader's vector of a question (a unit row)."""
-        ids = self.tokenizer.encode(question).ids
-        feed = {
-            "input_ids": np.array([ids], dtype=np.int64),
-            "attention_mask": np.ones((1, len(ids)), dtype=np.int64),
-        }
-        with self._lock:
-            out = self.session.run(None, feed)[0]
-        return normalise(np.asarray(out, dtype=np.float32))[0]
+        return self.tower.embed_query(question)
 
     def read_for(self, question: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
         """The readings of sentences for `question`, from their vectors and their cosines with
