@@ -88,3 +88,40 @@ def test_unreadable_weights_name_the_file(tmp_path: Path) -> None:
     (folder / "layers.npz").write_bytes(b"not a numpy archive")
     with pytest.raises(EmbedError, match=r"layers.npz"):
         Reader(folder)
+
+
+def test_the_judge_reads_an_answer_above_a_sentence_that_only_shares_its_topic() -> None:
+    reader = shipped()
+    assert reader.pair is not None, "the package ships a judge (training.train_judge --write)"
+    cases = [
+        (
+            "Why did she go freelance?",
+            "She went freelance in 2021 because she wanted to choose her own projects.",
+            "Freelance work is a topic she writes about often on this blog.",
+        ),
+        (
+            "Which database does the app use?",
+            "The app stores everything in PostgreSQL.",
+            "The app has been running since 2019.",
+        ),
+    ]
+    for question, answers, about in cases:
+        assert reader.judge(question, answers) > reader.judge(question, about), question
+    # the sentence is cut, not the call: a sentence far past max_tokens is read
+    assert np.isfinite(reader.judge("What does she do?", "She writes code. " * 200))
+
+
+def test_the_direct_model_reads_the_judge(engine: Engine) -> None:
+    from sitecite.generate.extractive import default_direct
+
+    assert "lead_judge" in default_direct().features
+    result, trace = answer(engine, "How many warehouses does Quayline run?")
+    check = next(c for c in trace.checks if c.name == "direct")
+    assert check.data["features"]["lead_judge"] != 0.0  # read, not left at 0
+
+
+def test_a_card_naming_a_judge_without_its_weights_names_the_file(tmp_path: Path) -> None:
+    folder = copy_of_shipped(tmp_path)
+    (folder / "judge.npz").unlink()
+    with pytest.raises(EmbedError, match=r"judge.npz"):
+        Reader(folder)

@@ -46,9 +46,9 @@ def fold_reader(site: str) -> Any:
     return load_reader(str(folder))
 
 
-def readers_version() -> str:
-    """A hash of every fold reader's and the shipped reader's weights: cached features made
-    with other readers are stale."""
+def readers_version(judges: bool = False) -> str:
+    """A hash of every fold reader's and the shipped reader's weights (with `judges`, their
+    judges' too): cached features made with other readers are stale."""
     from sitecite.generate.reader import ReaderCard, reader_folder
 
     digest = hashlib.sha256()
@@ -57,6 +57,8 @@ def readers_version() -> str:
             card = ReaderCard.read(folder / "card.json")
             digest.update(f"{card.null} {card.bundled_weight}".encode())
             digest.update((folder / "layers.npz").read_bytes())
+            if judges and (folder / "judge.npz").is_file():  # the pair judge (train_judge)
+                digest.update((folder / "judge.npz").read_bytes())
     return digest.hexdigest()[:12]
 
 

@@ -143,7 +143,7 @@ def collect(reuse: bool) -> tuple[list[Row], int]:
     from training._ranker_data import FITTED_SITES
     from training._ranker_data import collect as ranker_groups
 
-    names = " ".join((*DIRECT_FEATURES, *FITTED_SITES, readers_version()))
+    names = " ".join((*DIRECT_FEATURES, *FITTED_SITES, readers_version(judges=True)))
     version = hashlib.sha256(names.encode()).hexdigest()
     saved = CACHE / "direct" / f"rows-{version[:12]}.pickle"
     if reuse and saved.exists():

@@ -92,6 +92,10 @@ class OnnxEmbedder(Embedder):
         row_of = {text: n for n, text in enumerate(distinct)}
         return normalise(vectors[[row_of[text] for text in texts]])
 
+    def run_pieces(self, pieces: list[list[int]]) -> np.ndarray:
+        """The model on word-piece ids made by the caller (a pair: generate/reader.py)."""
+        return self._run(pieces)
+
     def _run(self, pieces: list[list[int]]) -> np.ndarray:
         """The model on word-piece ids, padded to the longest."""
         width = max(len(ids) for ids in pieces)

@@ -104,6 +104,7 @@ DIRECT_FEATURES = (
     *(f"lead_{name}" for name in LEAD_COLUMNS),
     *(f"asks_{name}" for name in ASKED_TYPES),
     "parts_answered",
+    "lead_judge",  # the reader's judge, reading the question and the lead together
 )
 DIRECT_WEIGHTS = "answer_direct.json"
 
@@ -264,7 +265,8 @@ class ExtractiveGenerator(Generator):
             items = ranked.candidates.items
             new = [i for i in facts if items[i].text not in said]  # an earlier part's?
             shown_facts = [Passage(items[i].section_position, (items[i].text,)) for i in new]
-            features = decision_features(ranked, facts[0], part, "profile", 1.0)
+            read_together = self.judge_lead(context, part.text, items[facts[0]].text)
+            features = decision_features(ranked, facts[0], part, "profile", 1.0, read_together)
             return Proposal(
                 "profile", part.text, merge(shown_facts), items[facts[0]], features=features
             )
@@ -308,8 +310,18 @@ class ExtractiveGenerator(Generator):
         ):
             # who they are, what they do, where: said on the page where the owner says it
             strategy = "about"
-        features = decision_features(ranked, ranked.eligible[0], part, strategy, probability)
+        read_together = self.judge_lead(context, part.text, lead_item.text)
+        features = decision_features(
+            ranked, ranked.eligible[0], part, strategy, probability, read_together
+        )
         return Proposal(strategy, part.text, chosen, lead_item, features=features)
+
+    def judge_lead(self, context: Context, part: str, lead: str) -> float:
+        """The reader's judge of the lead as the part's answer (`Reader.judge`); 0.0 when the
+        reader does not read this index's embedder, or has no judge."""
+        if self.reader is None or not self.reader.reads(context.embedder.id):
+            return 0.0
+        return self.reader.judge(part, lead)
 
     def direct_decision(
         self, features: dict[str, float], parts: int, composition: Composition
@@ -546,12 +558,13 @@ def _quoted(composition: Composition, position: int) -> tuple[str, ...]:
 
 
 def decision_features(
-    ranked: Ranked, lead: int, part: Part, strategy: str, probability: float
+    ranked: Ranked, lead: int, part: Part, strategy: str, probability: float, judged: float = 0.0
 ) -> dict[str, float]:
     """What the decision to answer directly reads of one part's answer: its strategy, the
-    answerability model's probability, and how its lead sentence stands among the candidates
+    answerability model's probability, how its lead sentence stands among the candidates
     (its ranker score and margin, its closeness, whether it holds what is asked for, and how
-    high its section was retrieved)."""
+    high its section was retrieved), and how the reader's judge reads the part and the lead
+    together (`judged`)."""
     found = ranked.candidates
     eligible = list(ranked.eligible)
     others = [i for i in eligible if i != lead]
@@ -571,6 +584,7 @@ def decision_features(
         "lead_dated": float(led_by_page_date(found.items[lead], part.text)),
         **{f"lead_{name}": float(found.column(name)[lead]) for name in LEAD_COLUMNS},
         **{f"asks_{name}": float(wants == name) for name in ASKED_TYPES},
+        "lead_judge": judged,
     }
 
 

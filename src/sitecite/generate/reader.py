@@ -14,11 +14,20 @@ all, from the near misses) are fitted with the layers. It is one column of the a
 features (`features.FEATURES`, "reader"), so the ranker, the answerability model, the follower
 and the direct model weigh it with everything else they read.
 
+The reader also reads a pair (`Reader.judge`): the question and one sentence together, through
+a second copy of MiniLM whose six layers and a linear head are fitted
+(training/train_judge.py) to say whether the sentence answers the question. The tower ranks
+every candidate from vectors made without the question; the judge reads the words of both, so
+it costs a model pass per pair and reads only the sentence an answer would lead with (its
+logit is the direct model's `lead_judge`).
+
 The model folder is `sitecite/data/reader/`: `card.json` (what it is, what it was fitted on,
-`null` and `w`) and `layers.npz` (the fitted layers, fp16, named as the bundled graph's
-initializers). The graph is the bundled model's own (embed/graphs.py); the fitted layers
-replace its top layers' weights when the session is made. It reads the bundled model's
-sentence vectors only: with any other embedder the column is 0 for every candidate.
+`null` and `w`, and the judge's `judge` settings), `layers.npz` (the tower's fitted layers,
+fp16, named as the bundled graph's initializers) and `judge.npz` (the judge's six layers, each
+matrix int8 with a scale per row, and its head's `head.weight` and `head.bias`). The graph is
+the bundled model's own (embed/graphs.py); the fitted layers replace its layers' weights when
+the session is made. It reads the bundled model's sentence vectors only: with any other
+embedder the column is 0 for every candidate, and the judge is not asked.
 """
 
 from __future__ import annotations
@@ -47,6 +56,7 @@ class ReaderCard:
     null: float
     bundled_weight: float  # how much the bundled model's own cosine adds to the reader's
     about: dict[str, Any]
+    judge: dict[str, Any] | None = None  # the pair judge's scale and max_tokens, when it has one
 
     @classmethod
     def read(cls, path: Path) -> ReaderCard:
@@ -66,6 +76,7 @@ class ReaderCard:
                 float(data["null"]),
                 float(data["bundled_weight"]),
                 dict(data.get("about", {})),
+                dict(data["judge"]) if data.get("judge") is not None else None,
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise EmbedError(f"{path}: not a reader card ({exc!r} missing or wrong)") from exc
@@ -86,8 +97,43 @@ class Reader:
             self.tower = OnnxEmbedder(
                 bundled_minilm_path(), f"{MINILM_ID} reader", threads, replaced=replaced
             )
+            self.pair = None if self.card.judge is None else self._pair(folder, threads)
         except EmbedError as exc:
             raise EmbedError(f"the reader in {folder}: {exc}") from exc
+
+    def _pair(self, folder: Path, threads: int) -> Any:
+        """The judge's copy of the model, with its fitted layers, and its head."""
+        from sitecite.embed.bundled import MINILM_ID, bundled_minilm_path
+        from sitecite.embed.onnx import OnnxEmbedder
+
+        path = folder / "judge.npz"
+        weights = stored_weights(path)
+        try:
+            self.head = weights.pop("head.weight").astype(np.float64).reshape(-1)
+            self.bias = float(weights.pop("head.bias").reshape(-1)[0])
+            self.judge_scale = float(self.card.judge["scale"])  # type: ignore[index]
+            self.judge_tokens = int(self.card.judge["max_tokens"])  # type: ignore[index]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise EmbedError(f"{path}: not a judge's weights ({exc!r} missing or wrong)") from exc
+        replaced = as_values(weights)
+        return OnnxEmbedder(bundled_minilm_path(), f"{MINILM_ID} judge", threads, replaced=replaced)
+
+    def judge(self, question: str, sentence: str) -> float:
+        """How surely `sentence` answers `question`, read together (a logit: above 0, the judge
+        takes it for an answer); 0.0 when this reader has no judge. The pair is the word pieces
+        `[CLS] question [SEP] sentence [SEP]`, the sentence cut to fit `max_tokens`, as it was
+        fitted (training/train_judge.py)."""
+        if self.pair is None:
+            return 0.0
+        tokenizer = self.pair.tokenizer
+        asked = tokenizer.encode(question, add_special_tokens=False).ids
+        said = tokenizer.encode(sentence, add_special_tokens=False).ids
+        cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+        asked = asked[: self.judge_tokens - 3]
+        said = said[: max(0, self.judge_tokens - 3 - len(asked))]
+        pooled = self.pair.run_pieces([[cls, *asked, sep, *said, sep]])[0].astype(np.float64)
+        pooled /= max(float(np.linalg.norm(pooled)), 1e-12)
+        return float(self.judge_scale * pooled @ self.head + self.bias)
 
     def reads(self, model_id: str) -> bool:
         """Whether the reader reads sentence vectors made by the embedder `model_id`."""
@@ -119,13 +165,27 @@ class Reader:
 
 def fitted_layers(path: Path) -> dict[str, Any]:
     """The fitted layers' weights as onnxruntime values, by the graph's initializer names."""
-    import onnxruntime
+    return as_values(stored_weights(path))
 
+
+def stored_weights(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of a weights file as fp32: fp16 ones widened, an int8 matrix multiplied by
+    its scale per row (`<name>.scale`)."""
     try:
         with np.load(path) as stored:
-            arrays = {name: np.ascontiguousarray(stored[name], np.float32) for name in stored.files}
+            arrays = {name: np.asarray(stored[name], np.float32) for name in stored.files}
     except (OSError, ValueError) as exc:
         raise EmbedError(f"cannot read the reader's weights {path}: {exc}") from exc
+    for name in [n for n in arrays if n.endswith(".scale")]:
+        scale = arrays.pop(name)
+        arrays[name.removesuffix(".scale")] = arrays[name.removesuffix(".scale")] * scale
+    return {name: np.ascontiguousarray(a) for name, a in arrays.items()}
+
+
+def as_values(arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+    """onnxruntime values over the arrays (each keeps its array alive)."""
+    import onnxruntime
+
     return {name: onnxruntime.OrtValue.ortvalue_from_numpy(a) for name, a in arrays.items()}
 
 
