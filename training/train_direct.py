@@ -22,7 +22,8 @@ many the model keeps and how many of those are right, and the same for the rule 
 (profile facts, a page's summary, or a sentence holding the kind of thing asked for).
 
 `--write` fits it on every row and writes `src/sitecite/data/answer_direct.json` with its
-threshold; run it after `train_ranker` and `train_answerable` (it reads their cached rows).
+threshold; run it after `train_ranker`, `train_answerable` (it reads their cached rows) and
+`train_judge` (each site's answers are judged by the judge fitted without it).
 The answers are kept under .sitecite/bench/direct/ for `--reuse`.
 
     python -m training.train_direct [--write] [--reuse] [--json]
