@@ -27,8 +27,9 @@ whether it holds every key fact (AUC), alone and beside the answerability model'
 
     python -m training.train_judge [--write] [--json]
 
-Run after `train_reader --write` (it writes into the fold readers' folders) and before
-`train_direct --write`.
+Run after `train_reader --write` (it writes into the fold readers' folders), `train_ranker`
+and `train_answerable` (it reads their cached candidates and leads), and before
+`train_direct --write` (which reads each site's leads with the site's judge).
 """
 
 from __future__ import annotations
