@@ -125,3 +125,10 @@ def test_a_card_naming_a_judge_without_its_weights_names_the_file(tmp_path: Path
     (folder / "judge.npz").unlink()
     with pytest.raises(EmbedError, match=r"judge.npz"):
         Reader(folder)
+
+
+def test_a_scale_without_its_matrix_names_the_file_and_the_name(tmp_path: Path) -> None:
+    folder = copy_of_shipped(tmp_path)
+    np.savez(folder / "judge.npz", **{"encoder.layer.0.output.dense.weight.scale": np.ones(3)})
+    with pytest.raises(EmbedError, match=r"judge.npz: 'encoder.layer.0.output.dense.weight.scale'"):
+        Reader(folder)

@@ -108,11 +108,12 @@ class Reader:
 
         path = folder / "judge.npz"
         weights = stored_weights(path)
+        settings = self.card.judge or {}
         try:
             self.head = weights.pop("head.weight").astype(np.float64).reshape(-1)
             self.bias = float(weights.pop("head.bias").reshape(-1)[0])
-            self.judge_scale = float(self.card.judge["scale"])  # type: ignore[index]
-            self.judge_tokens = int(self.card.judge["max_tokens"])  # type: ignore[index]
+            self.judge_scale = float(settings["scale"])
+            self.judge_tokens = int(settings["max_tokens"])
         except (KeyError, TypeError, ValueError) as exc:
             raise EmbedError(f"{path}: not a judge's weights ({exc!r} missing or wrong)") from exc
         replaced = as_values(weights)
@@ -177,8 +178,10 @@ def stored_weights(path: Path) -> dict[str, np.ndarray]:
     except (OSError, ValueError) as exc:
         raise EmbedError(f"cannot read the reader's weights {path}: {exc}") from exc
     for name in [n for n in arrays if n.endswith(".scale")]:
-        scale = arrays.pop(name)
-        arrays[name.removesuffix(".scale")] = arrays[name.removesuffix(".scale")] * scale
+        scale, scaled = arrays.pop(name), name.removesuffix(".scale")
+        if scaled not in arrays:
+            raise EmbedError(f"{path}: '{name}' scales '{scaled}', which the file does not hold")
+        arrays[scaled] = arrays[scaled] * scale
     return {name: np.ascontiguousarray(a) for name, a in arrays.items()}
 
 
