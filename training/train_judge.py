@@ -6,7 +6,7 @@ sentence [SEP]` (at most MAX_TOKENS word pieces, the sentence cut), through a co
 bundled MiniLM: the embeddings stay the bundled model's (their output is computed once per
 pair), its six layers and a linear head over the mean-pooled, unit-length vector (times SCALE)
 are fitted with binary cross-entropy. The layers are stored as int8 with a scale per row
-(`judge.npz`, about 10 MB), made fp32 again when the reader loads them. It runs at serving on
+(`judge.npz`, 10.8 MB), made fp32 again when the reader loads them. It runs at serving on
 the bundled graph with its top layers replaced (generate/reader.py, `Reader.judge`), and reads
 the sentence an answer would lead with: its logit is the direct model's `lead_judge`.
 
