@@ -23,8 +23,9 @@ and how to say it is `generate/select.py` and `generate/compose.py`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -232,7 +233,7 @@ class ExtractiveGenerator(Generator):
             return self._only_planned(planned[0], context.sections, checks)
         if not found:
             return pointed(context, self.name, checks, lines=lines)
-        decision = answer_features(proposals, len(parts))
+        decision = answer_features(proposals, len(parts), partial(self.judge_lead, context))
         sure, detail = self.direct_decision(decision, len(parts), composition)
         checks.append(Check("direct", sure, detail, {"features": decision}))
         if not sure:
@@ -265,8 +266,7 @@ class ExtractiveGenerator(Generator):
             items = ranked.candidates.items
             new = [i for i in facts if items[i].text not in said]  # an earlier part's?
             shown_facts = [Passage(items[i].section_position, (items[i].text,)) for i in new]
-            read_together = self.judge_lead(context, part.text, items[facts[0]].text)
-            features = decision_features(ranked, facts[0], part, "profile", 1.0, read_together)
+            features = decision_features(ranked, facts[0], part, "profile", 1.0)
             return Proposal(
                 "profile", part.text, merge(shown_facts), items[facts[0]], features=features
             )
@@ -310,10 +310,7 @@ class ExtractiveGenerator(Generator):
         ):
             # who they are, what they do, where: said on the page where the owner says it
             strategy = "about"
-        read_together = self.judge_lead(context, part.text, lead_item.text)
-        features = decision_features(
-            ranked, ranked.eligible[0], part, strategy, probability, read_together
-        )
+        features = decision_features(ranked, ranked.eligible[0], part, strategy, probability)
         return Proposal(strategy, part.text, chosen, lead_item, features=features)
 
     def judge_lead(self, context: Context, part: str, lead: str) -> float:
@@ -558,13 +555,12 @@ def _quoted(composition: Composition, position: int) -> tuple[str, ...]:
 
 
 def decision_features(
-    ranked: Ranked, lead: int, part: Part, strategy: str, probability: float, judged: float = 0.0
+    ranked: Ranked, lead: int, part: Part, strategy: str, probability: float
 ) -> dict[str, float]:
     """What the decision to answer directly reads of one part's answer: its strategy, the
-    answerability model's probability, how its lead sentence stands among the candidates
+    answerability model's probability, and how its lead sentence stands among the candidates
     (its ranker score and margin, its closeness, whether it holds what is asked for, and how
-    high its section was retrieved), and how the reader's judge reads the part and the lead
-    together (`judged`)."""
+    high its section was retrieved)."""
     found = ranked.candidates
     eligible = list(ranked.eligible)
     others = [i for i in eligible if i != lead]
@@ -584,7 +580,6 @@ def decision_features(
         "lead_dated": float(led_by_page_date(found.items[lead], part.text)),
         **{f"lead_{name}": float(found.column(name)[lead]) for name in LEAD_COLUMNS},
         **{f"asks_{name}": float(wants == name) for name in ASKED_TYPES},
-        "lead_judge": judged,
     }
 
 
@@ -595,14 +590,22 @@ def led_by_page_date(lead: Candidate, part: str) -> bool:
     return lead.kind == PUBLISHED and not ABOUT_WRITING.search(part)
 
 
-def answer_features(proposals: Sequence[Proposal], parts: int) -> dict[str, float]:
-    """The decision features of a whole answer: its weakest part's, and how many of the
-    question's parts it answers."""
+def answer_features(
+    proposals: Sequence[Proposal], parts: int, judge: Callable[[str, str], float]
+) -> dict[str, float]:
+    """The decision features of a whole answer: its weakest part's, how the reader's judge
+    reads that part and its lead together (`judge(part, lead)`: one model pass, made only
+    here, for the one lead the decision reads), and how many of the question's parts it
+    answers."""
     answered = [p for p in proposals if p.features]
     if not answered:
         return {}
     weakest = min(answered, key=lambda p: p.features["answerable"])
-    return {**weakest.features, "parts_answered": len(answered) / max(parts, 1)}
+    return {
+        **weakest.features,
+        "lead_judge": judge(weakest.part, weakest.lead.text),
+        "parts_answered": len(answered) / max(parts, 1),
+    }
 
 
 BIO_SENTENCES = 2  # of a bio's opening, the sentences said for "who are you?"
