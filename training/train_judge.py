@@ -107,20 +107,16 @@ class Judge:
         torch.nn.init.zeros_(self.head.bias)
 
     def logits(self, states: Sequence[Any]) -> Any:
+        """The head over the fitted layers' pooled unit vector (times SCALE) of each pair, the
+        tower's forward pass (`_reader_fit.top_forward`) over the cached states."""
         import torch
-        from torch.nn.utils.rnn import pad_sequence
 
-        from training._reader_fit import _extended_mask, run_layer
+        from training._reader_fit import Encoded, top_forward
 
-        hidden = pad_sequence([s.float() for s in states], batch_first=True)
-        mask = pad_sequence([torch.ones(len(s)) for s in states], batch_first=True)
-        extended = _extended_mask(mask)
-        for layer in self.layers:
-            hidden = run_layer(layer, hidden, extended)
-        weights = mask[:, :, None]
-        pooled = (hidden * weights).sum(1) / weights.sum(1)
-        unit = torch.nn.functional.normalize(pooled, dim=-1) * SCALE
-        return self.head(unit).squeeze(-1)
+        masks = [torch.ones(len(s), dtype=torch.long) for s in states]
+        encoded = Encoded([s.float() for s in states], masks)
+        unit = top_forward(self.layers, encoded, list(range(len(states))))
+        return self.head(unit * SCALE).squeeze(-1)
 
     def train(self, mode: bool) -> None:
         self.layers.train(mode)
@@ -262,11 +258,10 @@ def save(judge: Judge, folder: Any, fitted_on: Sequence[str]) -> None:
 def measure(found: Sequence[tuple[Any, ...]], held: np.ndarray) -> dict[str, Any]:
     """How well each lead's held-out judgement tells a lead that holds every key fact, alone and
     beside the answerability model's features (logistic, each site left out)."""
-    from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import roc_auc_score
-    from sklearn.preprocessing import StandardScaler
 
     from training._decisions import decisions
+    from training.train_answerable import fit_logistic
 
     leads = [i for i, p in enumerate(found) if p[4] == "lead"]
     chosen = lead_decisions(decisions(True))
@@ -276,14 +271,11 @@ def measure(found: Sequence[tuple[Any, ...]], held: np.ndarray) -> dict[str, Any
     judgement = held[leads]
 
     def held_out(x: np.ndarray) -> np.ndarray:
+        names = [str(n) for n in range(x.shape[1])]
         p = np.zeros(len(y))
         for site in sorted(set(sites)):
             train, test = sites != site, sites == site
-            scaler = StandardScaler().fit(x[train])
-            model = LogisticRegression(C=0.3, max_iter=2000).fit(
-                scaler.transform(x[train]), y[train]
-            )
-            p[test] = model.predict_proba(scaler.transform(x[test]))[:, 1]
+            p[test] = fit_logistic(x[train], y[train], names, 0.3).probability(x[test])
         return p
 
     out: dict[str, Any] = {"leads": len(y), "leads_right": int(y.sum())}
