@@ -111,6 +111,18 @@ def test_the_judge_reads_an_answer_above_a_sentence_that_only_shares_its_topic()
     assert np.isfinite(reader.judge("What does she do?", "She writes code. " * 200))
 
 
+def test_the_judge_reads_sentences_of_any_length_together_as_it_reads_each_alone() -> None:
+    """Pairs run in one padded batch (`judge_all`) get the logits each gets alone."""
+    reader = shipped()
+    question = "Which database does the app use?"
+    sentences = ["It uses PostgreSQL.", "The app has been running since 2019 on a small VPS. " * 3]
+    together = reader.judge_all(question, sentences)
+    alone = [reader.judge(question, sentence) for sentence in sentences]
+    assert together.shape == (2,) and together[0] != together[1]
+    np.testing.assert_allclose(together, alone, atol=1e-4)
+    assert reader.judge_all(question, []).shape == (0,)
+
+
 def test_the_direct_model_reads_the_judge(engine: Engine) -> None:
     from sitecite.generate.extractive import default_direct
 

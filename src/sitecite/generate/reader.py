@@ -33,7 +33,7 @@ embedder the column is 0 for every candidate, and the judge is not asked.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -121,20 +121,27 @@ class Reader:
 
     def judge(self, question: str, sentence: str) -> float:
         """How surely `sentence` answers `question`, read together (a logit: above 0, the judge
-        takes it for an answer); 0.0 when this reader has no judge. The pair is the word pieces
-        `[CLS] question [SEP] sentence [SEP]`, the sentence cut to fit `max_tokens`, as it was
-        fitted (training/train_judge.py)."""
-        if self.pair is None:
-            return 0.0
+        takes it for an answer); 0.0 when this reader has no judge."""
+        return float(self.judge_all(question, [sentence])[0])
+
+    def judge_all(self, question: str, sentences: Sequence[str]) -> np.ndarray:
+        """The judge's logit of each sentence as the answer to `question`, in one model run
+        (zeros when this reader has no judge). A pair is the word pieces `[CLS] question [SEP]
+        sentence [SEP]`, the sentence cut to fit `max_tokens`, as it was fitted
+        (training/train_judge.py)."""
+        if self.pair is None or not sentences:
+            return np.zeros(len(sentences), dtype=np.float64)
         tokenizer = self.pair.tokenizer
-        asked = tokenizer.encode(question, add_special_tokens=False).ids
-        said = tokenizer.encode(sentence, add_special_tokens=False).ids
         cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
-        asked = asked[: self.judge_tokens - 3]
-        said = said[: max(0, self.judge_tokens - 3 - len(asked))]
-        pooled = self.pair.run_pieces([[cls, *asked, sep, *said, sep]])[0].astype(np.float64)
-        pooled /= max(float(np.linalg.norm(pooled)), 1e-12)
-        return float(self.judge_scale * pooled @ self.head + self.bias)
+        asked = tokenizer.encode(question, add_special_tokens=False).ids[: self.judge_tokens - 3]
+        room = max(0, self.judge_tokens - 3 - len(asked))
+        pieces = [
+            [cls, *asked, sep, *tokenizer.encode(s, add_special_tokens=False).ids[:room], sep]
+            for s in sentences
+        ]
+        pooled = self.pair.run_pieces(pieces).astype(np.float64)
+        pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return np.asarray(self.judge_scale * pooled @ self.head + self.bias, dtype=np.float64)
 
     def reads(self, model_id: str) -> bool:
         """Whether the reader reads sentence vectors made by the embedder `model_id`."""
