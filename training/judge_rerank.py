@@ -11,7 +11,7 @@ reader). Per site, and in total.
 
     python -m training.judge_rerank [--first N] [--weight W ...] [--json]
 
-Run after `train_judge --write` (it reads the fold judges). About seven minutes for eight
+Run after `train_judge --write` (it reads the fold judges). About four minutes (210 s) for eight
 candidates: one judge run (one thread) per question.
 """
 
