@@ -92,6 +92,38 @@ def test_a_listing_of_data_files_is_read_into_its_page() -> None:
     assert not any(p.source == "talks/talks.yml" for p in quarto().pages)
 
 
+def test_a_site_of_linked_files_reads_its_listings_and_partials(tmp_path: Path) -> None:
+    """A content folder whose files are links into another folder (a checkout's content linked
+    into the site) reads as the folder itself: listings, partials and data files are found,
+    where a test on the links' targets refused them."""
+    mirror = tmp_path / "site"
+    for path in sorted((FORMATS / "quarto").rglob("*")):
+        if path.is_file():
+            link = mirror / path.relative_to(FORMATS / "quarto")
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(path.resolve())
+    linked = load_site(mirror)
+    assert [(s.id, s.text) for s in linked.sections] == [
+        (s.id, s.text) for s in quarto().sections
+    ]
+    assert "Crabs and tides" in text_of(linked, "talks")
+    assert linked.skipped == quarto().skipped and linked.problems == []
+
+
+def test_a_partial_outside_the_site_is_not_read(tmp_path: Path) -> None:
+    (tmp_path / "secret.qmd").write_text("The outside text.\n", encoding="utf-8")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "_quarto.yml").write_text("project:\n  type: website\n", encoding="utf-8")
+    (site / "about.qmd").write_text(
+        "---\ntitle: About\n---\n\nInside.\n\n{{< include ../secret.qmd >}}\n", encoding="utf-8"
+    )
+    result = load_site(site)
+    assert "Inside." in text_of(result, "about")
+    assert "outside text" not in text_of(result, "about")
+    assert any("file not found" in str(w) for w in result.warnings + result.problems)
+
+
 def test_a_quarto_project_s_metadata_and_partials() -> None:
     result = quarto()
     assert result.identity.owner == "Mira Okafor"  # posts/_metadata.yml's author

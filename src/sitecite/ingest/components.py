@@ -20,6 +20,7 @@ from pathlib import Path
 
 import yaml
 
+from sitecite.ingest.ids import in_site
 from sitecite.ingest.jsx import KEYED_STRING, MARKUP_PROPS, balanced_end
 
 _IMPORT = re.compile(r"""import\s+(?:(\w+)|\{([^}]*)\})\s+from\s+["']([^"']+)["']""", re.S)
@@ -76,16 +77,17 @@ class _Reader:
     def module(self, page: Path, spec: str) -> Path | None:
         """The site file an import names (relative, `~/`, `@/`), trying the usual suffixes."""
         if spec.startswith("."):
-            base = (page.parent / spec).resolve()
+            base = page.parent / spec
         elif spec.startswith(("~/", "@/")):
-            base = (self.root / spec[2:]).resolve()
+            base = self.root / spec[2:]
             if not base.exists() and not base.with_suffix(".ts").exists():
-                base = (self.root / "src" / spec[2:]).resolve()
+                base = self.root / "src" / spec[2:]
         else:
             return None
         for candidate in (base, *(base.with_name(base.name + s) for s in DATA_SUFFIXES)):
-            if candidate.is_file() and self.root.resolve() in candidate.parents:
-                return candidate
+            inside = in_site(self.root, candidate)
+            if inside is not None and inside.is_file():
+                return inside
         return None
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
 from sitecite.types import Block
@@ -20,6 +21,29 @@ def page_id(relative_path: str) -> str:
     if len(parts) > 1 and parts[-1] in ("index", "page"):
         parts = parts[:-1]
     return "/".join(parts)
+
+
+def in_site(root: Path, path: Path) -> Path | None:
+    """`path` made absolute and normalised when it lies under `root`, else None. The test is on
+    the path as written (`..` resolved, links not followed), as the walk that finds the site's
+    files reads it: a site whose files are links into another folder (a checkout's content
+    linked into the site) keeps its partials, listings and imports, and `../` still cannot
+    leave the site."""
+    base = os.path.normpath(os.path.abspath(root))
+    target = os.path.normpath(os.path.abspath(path))
+    if os.path.commonpath([base, target]) != base or target == base:
+        return None
+    return Path(target)
+
+
+def site_relative(root: Path, path: Path) -> str | None:
+    """`path` relative to `root` (POSIX), when it lies under it (`in_site`), else None."""
+    inside = in_site(root, path)
+    return (
+        None
+        if inside is None
+        else os.path.relpath(inside, os.path.abspath(root)).replace(os.sep, "/")
+    )
 
 
 def _slug_char(char: str) -> bool:

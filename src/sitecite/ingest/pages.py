@@ -27,7 +27,7 @@ from sitecite.ingest.data import (
 )
 from sitecite.ingest.frontmatter import split_frontmatter
 from sitecite.ingest.html import parse_html
-from sitecite.ingest.ids import heading_anchors, page_id
+from sitecite.ingest.ids import heading_anchors, in_site, page_id, site_relative
 from sitecite.ingest.jekyll import JekyllSite
 from sitecite.ingest.kinds import FACT
 from sitecite.ingest.markdown import markdown_blocks
@@ -201,10 +201,10 @@ def _resolver(reading: Reading, relative: str) -> Callable[[str], str | None]:
     def resolve(spec: str) -> str | None:
         if reading.root is None or not spec.startswith("."):
             return None
-        target = (reading.root / relative).parent / spec
+        target = in_site(reading.root, (reading.root / relative).parent / spec)
+        if target is None:
+            return None
         try:
-            if reading.root.resolve() not in target.resolve().parents:
-                return None
             text = target.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             return None
@@ -234,10 +234,8 @@ def _component_page(source: str, relative: str, pid: str, reading: Reading, vue:
     root = reading.root or Path(".")
     component = render_component_page(source, root / relative, root, reading.data_files, vue)
     for used in component.used:
-        try:
-            reading.used[used.resolve().relative_to(root.resolve()).as_posix()] = relative
-        except ValueError:
-            continue
+        if (shown := site_relative(root, used)) is not None:
+            reading.used[shown] = relative
     parsed = parse_html(strip_templates(component.html, markdown=False))
     url = reading.router.url(pid, {"canonical": parsed.canonical}, relative)
     title = parsed.first_h1 or parsed.head_title or component.title or title_from(pid)

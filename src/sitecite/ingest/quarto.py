@@ -33,6 +33,7 @@ from sitecite.errors import IngestError
 from sitecite.ingest.chunks import Document, LineReader, rmd_figure_labels
 from sitecite.ingest.data import load_data
 from sitecite.ingest.frontmatter import Warn, split_frontmatter
+from sitecite.ingest.ids import in_site
 from sitecite.ingest.kinds import FACT, PROSE
 from sitecite.ingest.pandoc import (
     HEADING,
@@ -131,8 +132,8 @@ class PandocContext:
         """A file of the site, by its path relative to the site (None if absent or outside)."""
         if self.root is None:
             return None
-        target = (self.root / relative).resolve()
-        if self.root.resolve() not in target.parents or not target.is_file():
+        target = in_site(self.root, self.root / relative)
+        if target is None or not target.is_file():
             return None
         return target.read_text(encoding="utf-8", errors="replace")
 
