@@ -103,9 +103,7 @@ def test_a_site_of_linked_files_reads_its_listings_and_partials(tmp_path: Path) 
             link.parent.mkdir(parents=True, exist_ok=True)
             link.symlink_to(path.resolve())
     linked = load_site(mirror)
-    assert [(s.id, s.text) for s in linked.sections] == [
-        (s.id, s.text) for s in quarto().sections
-    ]
+    assert [(s.id, s.text) for s in linked.sections] == [(s.id, s.text) for s in quarto().sections]
     assert "Crabs and tides" in text_of(linked, "talks")
     assert linked.skipped == quarto().skipped and linked.problems == []
 
