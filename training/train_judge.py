@@ -255,6 +255,28 @@ def save(judge: Judge, folder: Any, fitted_on: Sequence[str]) -> None:
     card_path.write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
 
 
+FAILED_FIT_AUC = 0.6  # a fold judge whose held-out leads read no better than this failed
+
+
+def fold_check(fold: int, found: Sequence[tuple[Any, ...]], logits: np.ndarray) -> float:
+    """The held-out leads' AUC of one fold's judge, printed, with a warning when it is at or
+    below FAILED_FIT_AUC: on 2026-12-05 one fold's fit, on the seed and settings that fitted
+    every fold before, read its sites' leads at 0.54 with a training loss that looked like the
+    others', and the direct model fitted on its logits lost those sites' direct answers."""
+    from sklearn.metrics import roc_auc_score
+
+    leads = [n for n, p in enumerate(found) if p[4] == "lead"]
+    y = [found[n][3] for n in leads]
+    auc = float(roc_auc_score(y, logits[leads])) if 0 < sum(y) < len(y) else float("nan")
+    console().print(f"  fold {fold + 1}: held-out leads' AUC {auc:.3f}", highlight=False)
+    if not auc > FAILED_FIT_AUC:
+        console().print(
+            f"  [bold red]fold {fold + 1}'s judge reads its sites' leads no better than "
+            f"{FAILED_FIT_AUC}: the fit failed; refit (another SEED) before train_direct[/]"
+        )
+    return round(auc, 4)
+
+
 def measure(found: Sequence[tuple[Any, ...]], held: np.ndarray) -> dict[str, Any]:
     """How well each lead's held-out judgement tells a lead that holds every key fact, alone and
     beside the answerability model's features (logistic, each site left out)."""
@@ -318,6 +340,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     states = lower_states(model, tokenizer, found)
     console().print(f"lower layers: {time.perf_counter() - started:.0f} s")
     held = np.zeros(len(found))
+    fold_aucs = []
     for fold in range(FOLD_COUNT):
         train = [i for i, p in enumerate(found) if fold_of[p[0]] != fold]
         test = [i for i, p in enumerate(found) if fold_of[p[0]] == fold]
@@ -325,10 +348,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         console().print(f"fold {fold + 1}: fitted on {len(train)} pairs, for {', '.join(sites)}")
         judge = fit(model, states, labels, train)
         held[test] = judged(judge, states, test)
+        fold_aucs.append(fold_check(fold, [found[i] for i in test], held[test]))
         if args.write:
             for site in sites:
                 save(judge, FOLDS / site, [s for s, f in fold_of.items() if f != fold])
     report = measure(found, held)
+    report["folds"] = fold_aucs
     if args.write:
         console().print("the shipped judge: fitted on every pair")
         save(fit(model, states, labels, list(range(len(found)))), READER, list(fold_of))
@@ -353,6 +378,8 @@ def print_report(report: dict[str, Any]) -> None:
         r = report[name]
         at = "; ".join(f"at {p}: {g} given, {k} right" for p, (g, k) in r["given_right_at"].items())
         out.print(f"  {name}: AUC {r['auc']}; {at}", highlight=False)
+    folds_read = ", ".join(f"{auc}" for auc in report.get("folds", []))
+    out.print(f"each fold's held-out leads' AUC: {folds_read}", highlight=False)
     out.print(f"{report['seconds']} s")
 
 
