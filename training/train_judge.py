@@ -94,7 +94,7 @@ def folds(sites: Sequence[str]) -> dict[str, int]:
 class Judge:
     """The fitted part in torch: layers FROZEN.. and the head, over cached lower states."""
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: Any, seed: int = SEED) -> None:
         import copy
 
         import torch
@@ -105,7 +105,7 @@ class Judge:
         self.head = torch.nn.Linear(model.config.hidden_size, 1)
         torch.nn.init.zeros_(self.head.weight)
         torch.nn.init.zeros_(self.head.bias)
-        self.seed = SEED
+        self.seed = seed  # the fit's (`fit`), written into the card
 
     def logits(self, states: Sequence[Any]) -> Any:
         """The head over the fitted layers' pooled unit vector (times SCALE) of each pair, the
@@ -186,8 +186,7 @@ def fit(
     import torch
 
     torch.manual_seed(seed)
-    judge = Judge(model)
-    judge.seed = seed
+    judge = Judge(model, seed)
     judge.train(True)
     generator = np.random.default_rng(seed)
     ordered = sorted(rows, key=lambda i: len(states[i]))
@@ -357,12 +356,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         sites = sorted(s for s, f in fold_of.items() if f == fold)
         console().print(f"fold {fold + 1}: fitted on {len(train)} pairs, for {', '.join(sites)}")
         for seed in range(SEED, SEED + RESEEDS + 1):  # a failed fit, fitted again
+            if seed > SEED:
+                console().print(f"  fold {fold + 1}: fitted again with seed {seed}")
             judge = fit(model, states, labels, train, seed)
             held[test] = judged(judge, states, test)
             auc = fold_check(fold, [found[i] for i in test], held[test])
             if auc is None or auc > FAILED_FIT_AUC:
                 break
-            console().print(f"  fold {fold + 1}: fitted again with seed {seed + 1}")
         fold_aucs.append(auc)
         fold_seeds.append(judge.seed)
         if args.write:
