@@ -93,20 +93,50 @@ def test_unreadable_weights_name_the_file(tmp_path: Path) -> None:
 def test_the_judge_reads_an_answer_above_a_sentence_that_only_shares_its_topic() -> None:
     reader = shipped()
     assert reader.pair is not None, "the package ships a judge (training.train_judge --write)"
-    cases = [
-        (
-            "Why did she go freelance?",
-            "She went freelance in 2021 because she wanted to choose her own projects.",
-            "Freelance work is a topic she writes about often on this blog.",
-        ),
-        (
-            "Which database does the app use?",
-            "The app stores everything in PostgreSQL.",
-            "The app has been running since 2019.",
-        ),
-    ]
-    for question, answers, about in cases:
-        assert reader.judge(question, answers) > reader.judge(question, about), question
+    question = "Why did she go freelance?"
+    answers = "She went freelance in 2021 because she wanted to choose her own projects."
+    about = "Freelance work is a topic she writes about often on this blog."
+    assert reader.judge(question, answers) > reader.judge(question, about)
+
+
+def test_the_judge_orders_held_back_answers_above_their_pages_other_answers() -> None:
+    """Real pairs the judge was not fitted on: each test-half question of the answer data with
+    its own answer sentence and the answer of another question about the same page (the same
+    topic, a different fact). A judge that reads orders most of them; chance is half. The
+    shipped judges order 81% of these 400 (docs/history.md, "The whole chain on the more
+    answer data"), where two invented pairs in a test could go either way."""
+    import random
+    from collections import defaultdict
+
+    from bench._common import answerdata_half, answerdata_rows
+
+    reader = shipped()
+    pages: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for site, _, row in answerdata_rows():
+        held_back = answerdata_half(site, row["question"]) == "test"
+        if row["answerable"] and row["answer_sentences"] and held_back:
+            pages[(site, row["page"])].append(row)
+    rng = random.Random(0)
+    pairs = []
+    for _, rows in sorted(pages.items()):
+        for row in rows:
+            gold = set(row["answer_sentences"])
+            others = [r for r in rows if r is not row and not gold & set(r["answer_sentences"])]
+            if others:
+                other = rng.choice(others)["answer_sentences"][0]
+                pairs.append((row["question"], row["answer_sentences"][0], other))
+    rng.shuffle(pairs)
+    pairs = pairs[:400]
+    assert len(pairs) == 400
+    ordered = 0
+    for question, own, other in pairs:
+        logits = reader.judge_all(question, [own, other])
+        ordered += int(logits[0] > logits[1])
+    assert ordered >= 0.75 * len(pairs), f"{ordered} of {len(pairs)} ordered"
+
+
+def test_the_judge_reads_a_long_sentence() -> None:
+    reader = shipped()
     # the sentence is cut, not the call: a sentence far past max_tokens is read
     assert np.isfinite(reader.judge("What does she do?", "She writes code. " * 200))
 
