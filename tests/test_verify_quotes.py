@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_verify import make_evidence
+from test_verify import P95_MISS, make_evidence
 
 from sitecite.generate.parse import parse_reply
 from sitecite.verify import Cite, QuotedSentence, Verifier, locate
@@ -139,9 +139,12 @@ def verdict(evidence, quoted: QuotedSentence):
 @pytest.mark.parametrize(
     "quoted",
     [
-        sentence(
-            "Search results came back in 86 ms at the 95th percentile, down from 1,240 ms.",
-            (1, "search results came back in 86 ms at p95, down from 1240 ms"),
+        pytest.param(
+            sentence(
+                "Search results came back in 86 ms at the 95th percentile, down from 1,240 ms.",
+                (1, "search results came back in 86 ms at p95, down from 1240 ms"),
+            ),
+            marks=pytest.mark.xfail(strict=True, reason=P95_MISS),
         ),
         sentence(
             "Searches that found nothing fell from 18.4% to 3.1%.",

@@ -40,6 +40,7 @@ from sitecite.verify import SupportModel, Verifier
 from sitecite.verify.features import LEXICAL, RELATIVE
 from sitecite.verify.model import MODEL_FILE, QUOTED_MODEL_FILE
 from sitecite.verify.quoted import QUOTED, RELATIVE_QUOTED
+from sitecite.verify.support_reader import READ
 from sitecite.verify.verifier import QUOTE_SCOPES
 
 REPLIES = REPO / "bench" / "replies"
@@ -73,6 +74,7 @@ class Row:
     kind: str  # error kind a..h of an unsupported sentence
     features: dict[str, float] | None  # None: no claim to measure (dropped or passed by a rule)
     hard: bool  # dropped by a rule that always holds (citations, instructions)
+    grounds: str = ""  # the source words the verifier read it against
 
 
 def rows_of(path: Path, verifier: Verifier, quoted: bool = False) -> list[Row]:
@@ -119,6 +121,7 @@ def _record_rows(record: Record, shown: Any, quoted: bool = False) -> list[Row]:
                 str(sentence.get("error") or ""),
                 features,
                 hard,
+                "" if verdict is None else verdict.grounds,
             )
         )
     return out
@@ -234,6 +237,11 @@ def main(argv: list[str] | None = None) -> int:
         choices=QUOTE_SCOPES,
         help="what a quoted sentence is read against (bench/verify_replies.py --quote-scope)",
     )
+    parser.add_argument(
+        "--without-reader",
+        action="store_true",
+        help=f"leave out the support reader's column ({READ}): the words' features alone",
+    )
     parser.add_argument("--write", action="store_true", help="store the model in the package")
     parser.add_argument("--dump", type=Path, help="write the measured rows (.npz) for analysis")
     parser.add_argument("--json", action="store_true")
@@ -243,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     for path in files:
         if not path.exists():
             sys.exit(f"{path}: no such file")
-    names = feature_names(args.quoted)
+    names = feature_names(args.quoted, not args.without_reader)
     recorder = SupportModel.blank(names)
     verifier = Verifier(
         model=recorder, decide=False, quote_scope=args.quote_scope, quoted_model=recorder
@@ -273,10 +281,12 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def feature_names(quoted: bool = False) -> tuple[str, ...]:
+def feature_names(quoted: bool = False, reader: bool = True) -> tuple[str, ...]:
     """What the model reads: the lexical features, each relative one, and the answer's number
-    of claims; and for quoted sentences, what their quotes bear (sitecite.verify.quoted)."""
+    of claims; for quoted sentences, what their quotes bear (sitecite.verify.quoted); and with
+    `reader`, the support reader's logit (sitecite.verify.support_reader)."""
     names = (*LEXICAL, *(f"relative_{n}" for n in RELATIVE), "claims")
+    names += (READ,) if reader else ()
     if quoted:  # less what a quoted sentence never has: its quotes settle those
         names = tuple(n for n in names if n not in NOT_QUOTED)
         names += tuple(n for n in QUOTED if n not in NOT_QUOTED)

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from sitecite.embed.pair import PairModel, as_values, stored_weights
 from sitecite.errors import EmbedError
 
 CARD_VERSION = 1
@@ -101,23 +102,16 @@ class Reader:
         except EmbedError as exc:
             raise EmbedError(f"the reader in {folder}: {exc}") from exc
 
-    def _pair(self, folder: Path, threads: int) -> Any:
+    def _pair(self, folder: Path, threads: int) -> PairModel:
         """The judge's copy of the model, with its fitted layers, and its head."""
-        from sitecite.embed.bundled import MINILM_ID, bundled_minilm_path
-        from sitecite.embed.onnx import OnnxEmbedder
-
         path = folder / "judge.npz"
-        weights = stored_weights(path)
         settings = self.card.judge or {}
         try:
-            self.head = weights.pop("head.weight").astype(np.float64).reshape(-1)
-            self.bias = float(weights.pop("head.bias").reshape(-1)[0])
-            self.judge_scale = float(settings["scale"])
-            self.judge_tokens = int(settings["max_tokens"])
+            scale, tokens = float(settings["scale"]), int(settings["max_tokens"])
         except (KeyError, TypeError, ValueError) as exc:
-            raise EmbedError(f"{path}: not a judge's weights ({exc!r} missing or wrong)") from exc
-        replaced = as_values(weights)
-        return OnnxEmbedder(bundled_minilm_path(), f"{MINILM_ID} judge", threads, replaced=replaced)
+            card = folder / "card.json"
+            raise EmbedError(f"{card}: the judge's {exc!r} missing or wrong") from exc
+        return PairModel(path, scale, tokens, threads)
 
     def judge(self, question: str, sentence: str) -> float:
         """How surely `sentence` answers `question`, read together (a logit: above 0, the judge
@@ -126,22 +120,11 @@ class Reader:
 
     def judge_all(self, question: str, sentences: Sequence[str]) -> np.ndarray:
         """The judge's logit of each sentence as the answer to `question`, in one model run
-        (zeros when this reader has no judge). A pair is the word pieces `[CLS] question [SEP]
-        sentence [SEP]`, the sentence cut to fit `max_tokens`, as it was fitted
-        (training/train_judge.py)."""
-        if self.pair is None or not sentences:
+        (zeros when this reader has no judge): the pair `[CLS] question [SEP] sentence [SEP]`,
+        the sentence cut to fit, as it was fitted (training/train_judge.py)."""
+        if self.pair is None:
             return np.zeros(len(sentences), dtype=np.float64)
-        tokenizer = self.pair.tokenizer
-        cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
-        asked = tokenizer.encode(question, add_special_tokens=False).ids[: self.judge_tokens - 3]
-        room = max(0, self.judge_tokens - 3 - len(asked))
-        pieces = [
-            [cls, *asked, sep, *tokenizer.encode(s, add_special_tokens=False).ids[:room], sep]
-            for s in sentences
-        ]
-        pooled = self.pair.run_pieces(pieces).astype(np.float64)
-        pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-        return np.asarray(self.judge_scale * pooled @ self.head + self.bias, dtype=np.float64)
+        return self.pair.logits([(question, s) for s in sentences])
 
     def reads(self, model_id: str) -> bool:
         """Whether the reader reads sentence vectors made by the embedder `model_id`."""
@@ -174,29 +157,6 @@ class Reader:
 def fitted_layers(path: Path) -> dict[str, Any]:
     """The fitted layers' weights as onnxruntime values, by the graph's initializer names."""
     return as_values(stored_weights(path))
-
-
-def stored_weights(path: Path) -> dict[str, np.ndarray]:
-    """The arrays of a weights file as fp32: fp16 ones widened, an int8 matrix multiplied by
-    its scale per row (`<name>.scale`)."""
-    try:
-        with np.load(path) as stored:
-            arrays = {name: np.asarray(stored[name], np.float32) for name in stored.files}
-    except (OSError, ValueError) as exc:
-        raise EmbedError(f"cannot read the reader's weights {path}: {exc}") from exc
-    for name in [n for n in arrays if n.endswith(".scale")]:
-        scale, scaled = arrays.pop(name), name.removesuffix(".scale")
-        if scaled not in arrays:
-            raise EmbedError(f"{path}: '{name}' scales '{scaled}', which the file does not hold")
-        arrays[scaled] = arrays[scaled] * scale
-    return {name: np.ascontiguousarray(a) for name, a in arrays.items()}
-
-
-def as_values(arrays: dict[str, np.ndarray]) -> dict[str, Any]:
-    """onnxruntime values over the arrays (each keeps its array alive)."""
-    import onnxruntime
-
-    return {name: onnxruntime.OrtValue.ortvalue_from_numpy(a) for name, a in arrays.items()}
 
 
 def reader_folder() -> Path:

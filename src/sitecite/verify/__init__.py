@@ -2,8 +2,9 @@
 anyone sees it: the draft's sentences (`draft`), what the context vouches for (`sources`), how
 a claim lines up with its source sentences (`align`), where a model's quotes stand in them
 (`quotes`) and what a quoted sentence must be borne by (`quoted`), the exact checks
-(`checks`), what the fitted support model reads about a claim (`features`) and the model
-itself (`model`), and the verifier (`verifier`)."""
+(`checks`), what the fitted support model reads about a claim (`features`, and the support
+reader trained here, `support_reader`) and the model itself (`model`), and the verifier
+(`verifier`)."""
 
 from sitecite.verify.draft import NOT_ON_SITE, DraftSentence, draft_sentences, meta_clauses
 from sitecite.verify.model import SupportModel

@@ -24,6 +24,7 @@ import numpy as np
 from sitecite.errors import SiteciteError
 from sitecite.verify.features import LEXICAL, RELATIVE
 from sitecite.verify.quoted import QUOTED, RELATIVE_QUOTED
+from sitecite.verify.support_reader import READ
 
 MODEL_FILE = "support_model.json"  # for sentences that cite without quotes
 QUOTED_MODEL_FILE = "quoted_model.json"  # for sentences that hand over their quotes
@@ -33,6 +34,7 @@ KNOWN = (
     "claims",
     *QUOTED,
     *(f"relative_{n}" for n in RELATIVE_QUOTED),
+    READ,
 )
 
 

@@ -11,9 +11,11 @@ For each sentence of a draft:
 - each claim is aligned to the cited source sentences it rests on (sitecite.verify.align) and
   read by the exact checks (sitecite.verify.checks: `numbers`, `names`, `polarity`); what they
   find, with how much of the claim its sources cover and how it compares with the answer's
-  other claims (sitecite.verify.features), goes to the fitted support model
-  (sitecite.verify.model), which drops the claim when it is likely unsupported (`support`,
-  or the check that found something); a few exact checks are fatal on their own;
+  other claims (sitecite.verify.features) and the support reader's reading of the claim
+  against the source sentences it rests on (sitecite.verify.support_reader, a model trained
+  here), goes to the fitted support model (sitecite.verify.model), which drops the claim when
+  it is likely unsupported (`support`, or the check that found something); a few exact checks
+  are fatal on their own;
 - `instructions`: no sentence gives orders or repeats planted text.
 
 A quoted reply's sentences (`verify_quoted`) carry the words they copied from each source:
@@ -28,6 +30,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from sitecite.errors import SiteciteError
 from sitecite.injection import instruction_in
 from sitecite.types import Check
 from sitecite.verify.align import Alignment, align, longest_run, soft_coverage
@@ -54,6 +57,7 @@ from sitecite.verify.quoted import (
 )
 from sitecite.verify.quotes import Located
 from sitecite.verify.sources import Evidence, Reading, read
+from sitecite.verify.support_reader import READ, SupportReader, default_support_reader
 
 CHECK_NAMES = ("citations", "quotes", "numbers", "names", "polarity", "support", "instructions")
 QUOTE_SCOPES = ("quotes", "sections")
@@ -77,6 +81,7 @@ class SentenceVerdict:
     alignment: Alignment | None = field(default=None, repr=False)
     quotes: list[Located] = field(default_factory=list)  # a quoted sentence's, located
     quoted: dict[str, float] | None = field(default=None, repr=False)  # its quotes' features
+    grounds: str = field(default="", repr=False)  # the source words it is read against
 
     @property
     def ok(self) -> bool:
@@ -133,6 +138,7 @@ class Verifier:
         decide: bool = True,
         quote_scope: str = "quotes",
         quoted_model: SupportModel | None = None,
+        support_reader: SupportReader | None = None,
     ) -> None:
         if quote_scope not in QUOTE_SCOPES:
             raise ValueError(f"quote_scope is {quote_scope!r}, not one of {QUOTE_SCOPES}")
@@ -142,6 +148,19 @@ class Verifier:
         self.quoted_threshold = self.quoted_model.threshold if threshold is None else threshold
         self.decide = decide
         self.quote_scope = quote_scope
+        self.support_reader = support_reader
+        if support_reader is None and self.reads_support:
+            self.support_reader = default_support_reader()
+            if self.support_reader is None:
+                raise SiteciteError(
+                    f"the verifier's models read '{READ}', and this package has no support "
+                    "reader (fit it: python -m training.train_support --write)"
+                )
+
+    @property
+    def reads_support(self) -> bool:
+        """Whether either model reads the support reader's column."""
+        return READ in (*self.model.features, *self.quoted_model.features)
 
     def verify(
         self, answer: str, evidence: Evidence, json_citations: Sequence[int] = ()
@@ -201,6 +220,8 @@ class Verifier:
             coverage, uncovered = soft_coverage(alignment, vectors)
             run = longest_run(alignment.claim.text, uncovered)
             verdict.coverage, verdict.uncovered, verdict.run = coverage, uncovered, run
+            if not verdict.grounds:  # an unquoted claim: the one or two sentences it rests on
+                verdict.grounds = " ".join(r.text for r in alignment.sentences[:2])
             verdict.features = lexical_features(
                 alignment.claim,
                 verdict.findings,
@@ -209,6 +230,7 @@ class Verifier:
                 alignment.sentences[:2],
                 evidence,
             )
+        self._read_support([v for v in claims if v.features is not None])
         features = [v.features for v in claims if v.features is not None]
         relative(features)
         quoted = [v.features for v in claims if v.quoted is not None and v.features is not None]
@@ -225,6 +247,16 @@ class Verifier:
             measured = [v.features for v in chosen if v.features is not None]
             for verdict, probability in zip(chosen, model.probability(measured), strict=True):
                 verdict.probability = float(probability)
+
+    def _read_support(self, claims: list[SentenceVerdict]) -> None:
+        """The support reader's logit of each claim against its grounds, in one model run, when
+        a model reads it (sitecite.verify.support_reader)."""
+        if not claims or self.support_reader is None or not self.reads_support:
+            return
+        logits = self.support_reader.logits([(v.clean, v.grounds) for v in claims])
+        for verdict, logit in zip(claims, logits, strict=True):
+            assert verdict.features is not None
+            verdict.features[READ] = float(logit)
 
     def _decide(self, verdict: SentenceVerdict) -> None:
         """Drop a claim its model finds more likely unsupported than its threshold, saying
@@ -288,6 +320,7 @@ class Verifier:
             failed, verdict.findings = unborne(claim, borne)
             verdict.problems |= failed
             verdict.quoted = quote_features(claim, borne, evidence)
+            verdict.grounds = borne.sentences
             verdict.problems |= fatal(verdict.alignment, cited, evidence, 0.0)
             return verdict
         verdict.alignment = alignment
