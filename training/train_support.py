@@ -13,17 +13,19 @@ quotes stand in, for an unquoted one the one or two source sentences it rests on
 
 The pairs: the written claims of training/supportdata (sixteen shared sites; each source
 sentence with its faithful, hard faithful and unsupported claims, and a wrong-quote claim
-(kind e) also paired with the sentence that does bear it), less every line whose sentence
-stands in a source of the labelled replies' test halves. The labelled replies are never read
-by the fit: its logit is one more column (`support_reader`) of the verifier's logistic models,
-fitted on the replies' dev halves by train_verifier, so those rows must be new to it.
+(kind e) also paired with the sentence that does bear it), and pairs made from them in a
+reply's shape (`augmented`), less every line whose sentence stands in a source of the labelled
+replies' test halves. Both sides are read as serving reads them (`support_reader.as_read`).
+The labelled replies are never read by the fit: its logit is one more column
+(`support_reader`) of the verifier's logistic models, fitted on the replies' dev halves by
+train_verifier, so those rows must be new to it.
 
     python -m training.train_support [--init judge|bundled] [--write] [--json]
 
 `--init judge` (the default) starts from the reader's judge (src/sitecite/data/reader/
 judge.npz), which already reads a question and a sentence together; `bundled` from the bundled
 MiniLM. Reported: the logit's AUC on the labelled replies' dev halves (quoted and unquoted).
-`--write` writes src/sitecite/verify/support_reader.npz and its card.
+`--write` writes src/sitecite/data/support/ (`weights.npz` and `card.json`).
 """
 
 from __future__ import annotations
