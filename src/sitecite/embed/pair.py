@@ -9,18 +9,23 @@ the model's pooled vector, made unit length and times `scale`, goes through the 
 logit. The weights file holds the fitted layers under the bundled graph's initializer names
 (each matrix int8 with a scale per row, `<name>.scale`; vectors fp16) and the head's
 `head.weight` and `head.bias`; the graph is the bundled model's own, its layers' weights
-replaced when the session is made.
+replaced when the session is made. A fitted model's folder holds its weights and a
+`card.json`; `read_card` and `shipped` read and find them for both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Sequence
+from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from sitecite.errors import EmbedError
+
+T = TypeVar("T")
 
 
 class PairModel:
@@ -63,6 +68,36 @@ class PairModel:
         pooled = self.model.run_pieces(pieces).astype(np.float64)
         pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
         return np.asarray(self.scale * pooled @ self.head + self.bias, dtype=np.float64)
+
+
+def read_card(path: Path, version: int, name: str, command: str) -> dict[str, Any]:
+    """A fitted model's card (JSON), checked to be of `version`: `name` ("reader") and
+    `command` (the one that refits it) say in the error what the file is and how to mend it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise EmbedError(f"cannot read the {name}'s card {path}: {exc}") from exc
+    if not isinstance(data, dict) or data.get("version") != version:
+        found = data.get("version") if isinstance(data, dict) else None
+        raise EmbedError(
+            f"{path}: {name} card version {found!r}; this sitecite reads version "
+            f"{version} (refit with {command})"
+        )
+    return data
+
+
+def package_folder(relative: str) -> Path:
+    """A folder of the installed package (`data/reader`)."""
+    return Path(str(resources.files("sitecite").joinpath(relative)))
+
+
+def shipped(relative: str, load: Callable[[str], T]) -> T | None:
+    """The model the package ships in `relative`, by `load` (cached by its caller); None when
+    the folder has no card (a checkout before the model's first fit)."""
+    folder = package_folder(relative)
+    if not (folder / "card.json").is_file():
+        return None
+    return load(str(folder))
 
 
 def stored_weights(path: Path) -> dict[str, np.ndarray]:

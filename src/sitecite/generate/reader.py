@@ -32,17 +32,22 @@ embedder the column is 0 for every candidate, and the judge is not asked.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from sitecite.embed.pair import PairModel, as_values, stored_weights
+from sitecite.embed.pair import (
+    PairModel,
+    as_values,
+    package_folder,
+    read_card,
+    shipped,
+    stored_weights,
+)
 from sitecite.errors import EmbedError
 
 CARD_VERSION = 1
@@ -61,16 +66,7 @@ class ReaderCard:
 
     @classmethod
     def read(cls, path: Path) -> ReaderCard:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise EmbedError(f"cannot read the reader's card {path}: {exc}") from exc
-        if not isinstance(data, dict) or data.get("version") != CARD_VERSION:
-            found = data.get("version") if isinstance(data, dict) else None
-            raise EmbedError(
-                f"{path}: reader card version {found!r}; this sitecite reads version "
-                f"{CARD_VERSION} (refit with python -m training.train_reader --write)"
-            )
+        data = read_card(path, CARD_VERSION, "reader", "python -m training.train_reader --write")
         try:
             return cls(
                 str(data["base_model"]),
@@ -160,7 +156,7 @@ def fitted_layers(path: Path) -> dict[str, Any]:
 
 
 def reader_folder() -> Path:
-    return Path(str(resources.files("sitecite").joinpath(FOLDER)))
+    return package_folder(FOLDER)
 
 
 @lru_cache(maxsize=32)
@@ -171,7 +167,4 @@ def load_reader(folder: str, threads: int = 1) -> Reader:
 
 def default_reader() -> Reader | None:
     """The shipped reader; None when the package has none (a checkout before its first fit)."""
-    folder = reader_folder()
-    if not (folder / "card.json").is_file():
-        return None
-    return load_reader(str(folder))
+    return shipped(FOLDER, load_reader)

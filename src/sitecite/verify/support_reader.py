@@ -17,22 +17,21 @@ per row, and the head). It is loaded the first time a model that reads it verifi
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from sitecite.embed.pair import PairModel
+from sitecite.embed.pair import PairModel, package_folder, read_card, shipped
 from sitecite.errors import EmbedError
 
 READ = "support_reader"  # the feature's name in the verifier's models
 CARD_VERSION = 1
 FOLDER = "data/support"
+COMMAND = "python -m training.train_support --write"
 
 
 class SupportReader:
@@ -40,16 +39,7 @@ class SupportReader:
 
     def __init__(self, folder: Path, threads: int = 1) -> None:
         path = folder / "card.json"
-        try:
-            card = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise EmbedError(f"cannot read the support reader's card {path}: {exc}") from exc
-        if not isinstance(card, dict) or card.get("version") != CARD_VERSION:
-            found = card.get("version") if isinstance(card, dict) else None
-            raise EmbedError(
-                f"{path}: support reader card version {found!r}; this sitecite reads version "
-                f"{CARD_VERSION} (refit with python -m training.train_support --write)"
-            )
+        card = read_card(path, CARD_VERSION, "support reader", COMMAND)
         try:
             scale, tokens = float(card["scale"]), int(card["max_tokens"])
         except (KeyError, TypeError, ValueError) as exc:
@@ -75,7 +65,7 @@ def as_read(text: str) -> str:
 
 
 def support_folder() -> Path:
-    return Path(str(resources.files("sitecite").joinpath(FOLDER)))
+    return package_folder(FOLDER)
 
 
 @lru_cache(maxsize=8)
@@ -86,7 +76,4 @@ def load_support_reader(folder: str, threads: int = 1) -> SupportReader:
 
 def default_support_reader() -> SupportReader | None:
     """The shipped support reader; None when the package has none."""
-    folder = support_folder()
-    if not (folder / "card.json").is_file():
-        return None
-    return load_support_reader(str(folder))
+    return shipped(FOLDER, load_support_reader)
